@@ -1,0 +1,78 @@
+/**
+ * The package layering of STYLE.md §1, enforced: dependencies point one way
+ * (kernel ← pgstore, spec ← db ← apps), no cycles, apps never import each other.
+ */
+const pkg = (name) => `^(packages/${name}|node_modules/@weave/${name})/`
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'kernel-imports-nothing',
+      comment: 'The kernel has zero runtime dependencies and no node: imports.',
+      severity: 'error',
+      from: { path: '^packages/kernel/src' },
+      to: { pathNot: '^packages/kernel/src' },
+    },
+    {
+      name: 'pgstore-imports-only-kernel',
+      severity: 'error',
+      from: { path: '^packages/pgstore/src' },
+      to: {
+        pathNot: ['^packages/(pgstore|kernel)/src', '^node_modules/(pg|pg-.*|@types/pg)/'],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'spec-imports-only-kernel',
+      severity: 'error',
+      from: { path: '^packages/spec/src' },
+      to: { path: '^packages/(pgstore|db)/|^apps/' },
+    },
+    {
+      name: 'db-imports-no-app-or-pgstore',
+      severity: 'error',
+      from: { path: '^packages/db/src' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'packages-import-no-app',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'api-does-not-import-other-apps',
+      severity: 'error',
+      from: { path: '^apps/api/' },
+      to: { path: '^apps/(worker|cli)/' },
+    },
+    {
+      name: 'worker-does-not-import-other-apps',
+      severity: 'error',
+      from: { path: '^apps/worker/' },
+      to: { path: '^apps/(api|cli)/' },
+    },
+    {
+      name: 'import-packages-by-name',
+      comment: 'Import another package by its name (@weave/x), never by a relative path.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/([^/]+)/' },
+      to: { path: '^(packages|apps)/', pathNot: '^$1/$2/', dependencyTypesNot: ['npm', 'local'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(test|node_modules)/|\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: true,
+    preserveSymlinks: false,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+}

@@ -1,0 +1,3 @@
+export * from './errors.js'
+export * from './json.js'
+export * from './store.js'
