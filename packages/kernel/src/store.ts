@@ -58,7 +58,8 @@ function tableKeys(t: Table, ns: string, prefix: string): string[] {
 
 function assertStrings(...values: unknown[]): void {
   for (const v of values) {
-    if (typeof v !== 'string') throw new TypeError(`store keys and values are strings, got ${typeof v}`)
+    if (typeof v !== 'string')
+      throw new TypeError(`store keys and values are strings, got ${typeof v}`)
   }
 }
 
