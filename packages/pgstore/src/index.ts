@@ -1,0 +1,2 @@
+export { PgStore, type PgStoreOptions } from './pg-store.js'
+export { migrate } from './migrate.js'

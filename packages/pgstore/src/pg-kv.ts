@@ -1,0 +1,73 @@
+import type { QueryResult, QueryResultRow } from 'pg'
+import { prefixUpperBound } from './prefix-range.js'
+import type { KvStatements, Statement } from './statements.js'
+import { assertText } from './validate.js'
+
+/** A statement's parameters: text, or text[] for `unnest`. */
+export type Params = ReadonlyArray<string | readonly string[]>
+
+/**
+ * The Store operations other than `tx`, over whatever runs the statements: the pool for PgStore,
+ * one checked-out client for a transaction's store. Input is validated before anything is sent,
+ * so a bad argument never aborts a transaction.
+ */
+export abstract class PgKv {
+  constructor(
+    protected readonly sql: KvStatements,
+    protected readonly encodeNs: (ns: string) => string,
+  ) {}
+
+  protected abstract run<R extends QueryResultRow>(
+    statement: Statement,
+    params: Params,
+  ): Promise<QueryResult<R>>
+
+  /** The exact stored string, or `undefined` when missing. @throws TypeError on a non-text argument */
+  async get(ns: string, key: string): Promise<string | undefined> {
+    assertText('namespace', ns)
+    assertText('key', key)
+    const { rows } = await this.run<{ value: string }>(this.sql.get, [this.encodeNs(ns), key])
+    return rows[0]?.value
+  }
+
+  /** Inserts or replaces. @throws TypeError on a non-text argument */
+  async put(ns: string, key: string, value: string): Promise<void> {
+    assertText('namespace', ns)
+    assertText('key', key)
+    assertText('value', value)
+    await this.run(this.sql.put, [this.encodeNs(ns), key, value])
+  }
+
+  /** Puts every entry in one statement, all or nothing; a repeated key keeps its last value. @throws TypeError on a non-text argument */
+  async putMany(ns: string, entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    assertText('namespace', ns)
+    const latest = new Map<string, string>()
+    for (const [key, value] of entries) {
+      assertText('key', key)
+      assertText('value', value)
+      latest.set(key, value)
+    }
+    if (latest.size === 0) return
+    await this.run(this.sql.putMany, [this.encodeNs(ns), [...latest.keys()], [...latest.values()]])
+  }
+
+  /** Idempotent. @throws TypeError on a non-text argument */
+  async delete(ns: string, key: string): Promise<void> {
+    assertText('namespace', ns)
+    assertText('key', key)
+    await this.run(this.sql.delete, [this.encodeNs(ns), key])
+  }
+
+  /** Keys of `ns` starting with `prefix` (literally), in code point order. @throws TypeError on a non-text argument */
+  async list(ns: string, prefix: string): Promise<string[]> {
+    assertText('namespace', ns)
+    assertText('prefix', prefix)
+    const upper = prefixUpperBound(prefix)
+    const encoded = this.encodeNs(ns)
+    const { rows } =
+      upper === undefined
+        ? await this.run<{ key: string }>(this.sql.listFrom, [encoded, prefix])
+        : await this.run<{ key: string }>(this.sql.listRange, [encoded, prefix, upper])
+    return rows.map((r) => r.key)
+  }
+}
