@@ -1,0 +1,192 @@
+import type { Json } from '@weave/kernel'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import type { TenantTx } from './client.js'
+import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { hashJson } from './hash.js'
+import type { Page, PageOptions } from './page.js'
+import {
+  type Approval,
+  type ApprovalRow,
+  lockRun,
+  lockRunOfApproval,
+  withDecisions,
+} from './approval-rows.js'
+import { type ApprovalStatus, type Approvers, approvals } from './schema/approvals.js'
+import { isUuid } from './uuid.js'
+
+export type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
+
+/**
+ * The material hash of an approval: SHA-256 of the canonical JSON of `{ title, details }`, what
+ * the approver is shown (API.md). An absent `details` counts as null.
+ */
+export function approvalMaterialHash(title: string, details: Json | null | undefined): string {
+  return hashJson({ title, details: details ?? null })
+}
+
+/** What `openApproval` stores; the material hash is computed from title and details. */
+export interface OpenApprovalInput {
+  runId: string
+  step: string
+  /** The run's checkpoint seq at which the step yielded. */
+  seq: number
+  title: string
+  details?: Json | null
+  approvers?: Approvers
+  required?: number
+  separationOfDuties?: boolean
+  /** State key the outcome is saved under (default: the step name). */
+  saveAs?: string
+  onTimeout?: 'expire' | 'fail'
+  expiresAt?: Date | null
+}
+
+/** The approval for (run, step, seq); `created` is false when it was already open. */
+export interface OpenedApproval {
+  approval: Approval
+  created: boolean
+}
+
+/**
+ * Opens the approval of a run's approval step at checkpoint `seq`. Idempotent: re-opening the
+ * same (run, step, seq), as a retried job does, returns the existing approval unchanged.
+ * @throws NotFoundError when the run does not exist in this tenant.
+ */
+export async function openApproval(
+  tx: TenantTx,
+  input: OpenApprovalInput,
+): Promise<OpenedApproval> {
+  await lockRun(tx, input.runId)
+  const details = input.details ?? null
+  const [row] = await tx.db
+    .insert(approvals)
+    .values({
+      tenantId: tx.tenant,
+      runId: input.runId,
+      step: input.step,
+      seq: input.seq,
+      title: input.title,
+      details,
+      materialHash: approvalMaterialHash(input.title, details),
+      approvers: input.approvers ?? {},
+      required: input.required ?? 1,
+      separationOfDuties: input.separationOfDuties ?? false,
+      saveAs: input.saveAs ?? input.step,
+      onTimeout: input.onTimeout ?? 'expire',
+      expiresAt: input.expiresAt ?? null,
+    })
+    .onConflictDoNothing({ target: [approvals.runId, approvals.step, approvals.seq] })
+    .returning()
+  if (row) return { approval: { ...row, decisions: [] }, created: true }
+  const [existing] = await tx.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.runId, input.runId),
+        eq(approvals.step, input.step),
+        eq(approvals.seq, input.seq),
+      ),
+    )
+  const found = existing as ApprovalRow
+  return { approval: (await withDecisions(tx, [found]))[0] as Approval, created: false }
+}
+
+/** The approval with its decisions, or null (also for an id that is not a UUID). */
+export async function getApproval(tx: TenantTx, id: string): Promise<Approval | null> {
+  if (!isUuid(id)) return null
+  const [row] = await tx.db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, id)))
+  return row ? ((await withDecisions(tx, [row]))[0] as Approval) : null
+}
+
+/** Options of `listApprovals`. */
+export interface ListApprovalsOptions extends PageOptions {
+  status?: ApprovalStatus | ApprovalStatus[]
+  runId?: string
+}
+
+/**
+ * The tenant's approvals with their decisions, newest first, filtered by status and run.
+ * @throws InvalidCursorError when `cursor` is not one this function returned.
+ */
+export async function listApprovals(
+  tx: TenantTx,
+  options: ListApprovalsOptions = {},
+): Promise<Page<Approval>> {
+  const limit = pageSize(options.limit)
+  const after = options.cursor ? decodeTimeCursor(options.cursor, isUuid) : null
+  if (options.runId !== undefined && !isUuid(options.runId)) return { items: [], nextCursor: null }
+  const statuses =
+    options.status === undefined
+      ? undefined
+      : Array.isArray(options.status)
+        ? options.status
+        : [options.status]
+  const rows = await tx.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        statuses ? inArray(approvals.status, statuses) : undefined,
+        options.runId === undefined ? undefined : eq(approvals.runId, options.runId),
+        after
+          ? sql`(${approvals.createdAt}, ${approvals.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(approvals.createdAt), desc(approvals.id))
+    .limit(limit + 1)
+  const page = toPage(rows, limit, (a) => [a.createdAt.toISOString(), a.id])
+  return { items: await withDecisions(tx, page.items), nextCursor: page.nextCursor }
+}
+
+/**
+ * Marks a pending approval `expired` (its timeout passed). Returns the approval, or null when it
+ * is missing or no longer pending, so a late or repeated timer does nothing.
+ */
+export async function expireApproval(tx: TenantTx, id: string): Promise<ApprovalRow | null> {
+  return settleFromPending(tx, id, 'expired')
+}
+
+/** Marks a pending approval `cancelled`. Returns it, or null when missing or not pending. */
+export async function cancelApproval(tx: TenantTx, id: string): Promise<ApprovalRow | null> {
+  return settleFromPending(tx, id, 'cancelled')
+}
+
+/** Cancels every pending approval of a run (the run was cancelled); returns those approvals. */
+export async function cancelRunApprovals(tx: TenantTx, runId: string): Promise<ApprovalRow[]> {
+  if (!isUuid(runId)) return []
+  return tx.db
+    .update(approvals)
+    .set({ status: 'cancelled', settledAt: sql`now()` })
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.runId, runId),
+        eq(approvals.status, 'pending'),
+      ),
+    )
+    .returning()
+}
+
+async function settleFromPending(
+  tx: TenantTx,
+  id: string,
+  status: 'expired' | 'cancelled',
+): Promise<ApprovalRow | null> {
+  if (!isUuid(id)) return null
+  await lockRunOfApproval(tx, id)
+  const [row] = await tx.db
+    .update(approvals)
+    .set({ status, settledAt: sql`now()` })
+    .where(
+      and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, id), eq(approvals.status, 'pending')),
+    )
+    .returning()
+  return row ?? null
+}

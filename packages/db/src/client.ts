@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm'
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import pg from 'pg'
+import * as schema from './schema/index.js'
+import { APP_ROLE, TENANT_SETTING } from './schema/roles.js'
+
+/** The drizzle schema object of `@weave/db`. */
+export type Schema = typeof schema
+
+/** A drizzle database over the pool. */
+export type Db = NodePgDatabase<Schema>
+
+/** A drizzle transaction of `Db`. */
+export type DbTransaction = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** A pool of connections running as the app role, its drizzle handle, and a way to close both. */
+export interface Database {
+  readonly pool: pg.Pool
+  readonly db: Db
+  close(): Promise<void>
+}
+
+/** Options of `createDb`. */
+export interface CreateDbOptions {
+  connectionString: string
+  /** Pool size (default 10). */
+  max?: number
+  /** Receives errors of idle pooled connections (default: ignored; the pool drops them). */
+  onError?: (err: Error) => void
+}
+
+/**
+ * The transaction every query function takes first: a drizzle transaction in which the tenant
+ * is set for row-level security, and that tenant, which each query also filters on.
+ */
+export interface TenantTx {
+  readonly db: DbTransaction
+  readonly tenant: string
+}
+
+/** Opens a pool whose connections all `SET ROLE weave_app`, so row-level security binds them. */
+export function createDb(options: CreateDbOptions): Database {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 })
+  pool.on('error', options.onError ?? (() => undefined))
+  pool.on('connect', (client) => {
+    // Queued before any query the pool hands this client to; withTenant sets the role again
+    // per transaction, so a failure here cannot leave a transaction running as the owner.
+    client.query(`SET ROLE ${APP_ROLE}`).catch((err: unknown) => {
+      options.onError?.(err instanceof Error ? err : new Error(String(err)))
+    })
+  })
+  const db = drizzle({ client: pool, schema })
+  return { pool, db, close: () => pool.end() }
+}
+
+/**
+ * Runs `fn` in one transaction as the app role with `weave.tenant` set to `tenant` (local to the
+ * transaction, so a pooled connection never carries a tenant into the next one). Commits when
+ * `fn` resolves, rolls back when it throws.
+ * @throws TypeError when `tenant` is empty; whatever `fn` throws.
+ */
+export async function withTenant<T>(
+  database: Pick<Database, 'db'>,
+  tenant: string,
+  fn: (tx: TenantTx) => Promise<T>,
+): Promise<T> {
+  if (typeof tenant !== 'string' || tenant.length === 0) {
+    throw new TypeError('tenant must be a non-empty string')
+  }
+  return database.db.transaction(async (db) => {
+    await db.execute(
+      sql`select set_config('role', ${APP_ROLE}, true), set_config(${TENANT_SETTING}, ${tenant}, true)`,
+    )
+    return fn({ db, tenant })
+  })
+}

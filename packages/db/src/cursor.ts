@@ -1,0 +1,62 @@
+import { InvalidCursorError } from './errors.js'
+
+/** Limits of a list page (API.md: 1–200, default 50). */
+export const DEFAULT_LIMIT = 50
+export const MAX_LIMIT = 200
+
+/** Clamps a requested page size into 1..MAX_LIMIT. */
+export function pageSize(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT
+  return Math.min(MAX_LIMIT, Math.max(1, Math.trunc(limit)))
+}
+
+/** Encodes a keyset position as an opaque cursor. */
+export function encodeCursor(position: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url')
+}
+
+/**
+ * Decodes a cursor made by `encodeCursor` whose members have the given types.
+ * @throws InvalidCursorError when the cursor is malformed.
+ */
+export function decodeCursor<const T extends readonly ('string' | 'number')[]>(
+  cursor: string,
+  types: T,
+): { [K in keyof T]: T[K] extends 'number' ? number : string } {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    throw new InvalidCursorError()
+  }
+  if (!Array.isArray(parsed) || parsed.length !== types.length) throw new InvalidCursorError()
+  parsed.forEach((item, i) => {
+    if (typeof item !== types[i]) throw new InvalidCursorError()
+    if (typeof item === 'number' && !Number.isSafeInteger(item)) throw new InvalidCursorError()
+  })
+  return parsed as { [K in keyof T]: T[K] extends 'number' ? number : string }
+}
+
+/**
+ * Decodes a `[createdAtIso, id]` cursor, checking the time parses and the id is well formed.
+ * @throws InvalidCursorError when it does not.
+ */
+export function decodeTimeCursor(
+  cursor: string,
+  isId: (id: string) => boolean = () => true,
+): { at: string; id: string } {
+  const [at, id] = decodeCursor(cursor, ['string', 'string'] as const)
+  if (Number.isNaN(Date.parse(at)) || !isId(id)) throw new InvalidCursorError()
+  return { at: new Date(at).toISOString(), id }
+}
+
+/** Splits a page fetched with `limit + 1` rows into items and the next cursor. */
+export function toPage<T>(
+  rows: T[],
+  limit: number,
+  position: (last: T) => readonly (string | number)[],
+): { items: T[]; nextCursor: string | null } {
+  if (rows.length <= limit) return { items: rows, nextCursor: null }
+  const items = rows.slice(0, limit)
+  return { items, nextCursor: encodeCursor(position(items[items.length - 1] as T)) }
+}

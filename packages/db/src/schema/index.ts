@@ -1,0 +1,7 @@
+export * from './approvals.js'
+export * from './audit.js'
+export * from './graphs.js'
+export * from './roles.js'
+export * from './run-events.js'
+export * from './runs.js'
+export * from './tenants.js'

@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm'
+import {
+  type AnyPgColumn,
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import { timestamptz } from './columns.js'
+import { graphVersions } from './graphs.js'
+import { tenantIsolation } from './roles.js'
+
+/** Every status a run can have. */
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+] as const
+
+/** A run's status. */
+export type RunStatus = (typeof RUN_STATUSES)[number]
+
+/** One execution of a graph version. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: text('tenant_id').notNull(),
+    graphName: text('graph_name').notNull(),
+    graphVersion: integer('graph_version').notNull(),
+    status: text('status', { enum: RUN_STATUSES }).notNull().default('queued'),
+    stopReason: text('stop_reason'),
+    lastStep: text('last_step'),
+    steps: integer('steps').notNull().default(0),
+    error: jsonb('error'),
+    input: jsonb('input').notNull(),
+    waitingOn: jsonb('waiting_on'),
+    cancelRequested: boolean('cancel_requested').notNull().default(false),
+    createdBy: text('created_by').notNull(),
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
+    forkedFrom: uuid('forked_from').references((): AnyPgColumn => runs.id),
+    forkedSeq: integer('forked_seq'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+    finishedAt: timestamptz('finished_at'),
+  },
+  (t) => [
+    foreignKey({
+      columns: [t.tenantId, t.graphName, t.graphVersion],
+      foreignColumns: [graphVersions.tenantId, graphVersions.graphName, graphVersions.version],
+    }),
+    check(
+      'runs_status_check',
+      sql.raw(`status in (${RUN_STATUSES.map((s) => `'${s}'`).join(', ')})`),
+    ),
+    uniqueIndex('runs_tenant_idempotency_key')
+      .on(t.tenantId, t.idempotencyKey)
+      .where(sql`idempotency_key is not null`),
+    index('runs_tenant_created').on(t.tenantId, t.createdAt.desc(), t.id.desc()),
+    index('runs_tenant_status').on(t.tenantId, t.status),
+    index('runs_tenant_graph_created').on(t.tenantId, t.graphName, t.createdAt.desc(), t.id.desc()),
+    // The reconciler's cross-tenant scan (weave_runs_to_reconcile).
+    index('runs_status_updated').on(t.status, t.updatedAt),
+    tenantIsolation(),
+  ],
+)

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { appendRunEvent, listRunEvents, withTenant } from '@weave/db'
+import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+
+let t: TestDatabase
+
+beforeAll(async () => {
+  t = await createTestDatabase('weave_db_events')
+})
+
+afterAll(async () => {
+  await t?.drop()
+})
+
+describe('run events', () => {
+  it('numbers events 1, 2, 3 … without gaps under 20 concurrent appenders', async () => {
+    const tenant = randomTenant()
+    const run = await seedRunIn(t.app, tenant)
+    const appended = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'step.completed', { i })),
+      ),
+    )
+    expect(appended.map((e) => e.seq).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    )
+    const listed = await withTenant(t.app, tenant, (tx) => listRunEvents(tx, run.id))
+    expect(listed.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+  })
+
+  it('numbers each run on its own', async () => {
+    const tenant = randomTenant()
+    const [x, y] = [await seedRunIn(t.app, tenant), await seedRunIn(t.app, tenant)]
+    await withTenant(t.app, tenant, async (tx) => {
+      expect((await appendRunEvent(tx, x.id, 'run.queued')).seq).toBe(1)
+      expect((await appendRunEvent(tx, y.id, 'run.queued')).seq).toBe(1)
+      expect((await appendRunEvent(tx, x.id, 'run.started')).seq).toBe(2)
+    })
+  })
+
+  it('lists events after a sequence number, in order', async () => {
+    const tenant = randomTenant()
+    const run = await seedRunIn(t.app, tenant)
+    await withTenant(t.app, tenant, async (tx) => {
+      for (const type of ['run.queued', 'run.started', 'run.completed'] as const) {
+        await appendRunEvent(tx, run.id, type, { type })
+      }
+      const after = await listRunEvents(tx, run.id, { afterSeq: 1 })
+      expect(after.map((e) => [e.seq, e.type, e.data])).toEqual([
+        [2, 'run.started', { type: 'run.started' }],
+        [3, 'run.completed', { type: 'run.completed' }],
+      ])
+      expect(await listRunEvents(tx, run.id, { afterSeq: 1, limit: 1 })).toHaveLength(1)
+      expect(await listRunEvents(tx, 'nope')).toEqual([])
+    })
+  })
+
+  it('refuses an event for a run that does not exist', async () => {
+    await expect(
+      withTenant(t.app, randomTenant(), (tx) =>
+        appendRunEvent(tx, crypto.randomUUID(), 'run.started'),
+      ),
+    ).rejects.toMatchObject({ code: 'run-not-found', name: 'NotFoundError' })
+  })
+})

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import {
+  type Database,
+  type RunRow,
+  type TenantTx,
+  createDb,
+  createRun,
+  migrateDatabase,
+  registerGraphVersion,
+  withTenant,
+} from '@weave/db'
+
+const BASE_URL =
+  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** A fresh, migrated database owned by one test file. */
+export interface TestDatabase {
+  url: string
+  name: string
+  /** Pool running as the app role, as the API and workers do. */
+  app: Database
+  /** Pool connected as the owner (no SET ROLE), for what only the owner may do. */
+  owner: pg.Pool
+  drop(): Promise<void>
+}
+
+/** A database URL on the test server with a random name. */
+export function randomDatabaseUrl(prefix: string): { url: string; name: string } {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`
+  const url = new URL(BASE_URL)
+  url.pathname = `/${name}`
+  return { url: url.toString(), name }
+}
+
+/** Drops a test database, closing whatever connections remain. */
+export async function dropDatabase(name: string): Promise<void> {
+  const url = new URL(BASE_URL)
+  url.pathname = '/postgres'
+  const admin = new pg.Client({ connectionString: url.toString() })
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** Creates and migrates a database for one test file. */
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+  const { url, name } = randomDatabaseUrl(prefix)
+  await migrateDatabase({ connectionString: url })
+  const app = createDb({ connectionString: url, max: 8 })
+  const owner = new pg.Pool({ connectionString: url, max: 2 })
+  return {
+    url,
+    name,
+    app,
+    owner,
+    drop: async () => {
+      await app.close()
+      await owner.end()
+      await dropDatabase(name)
+    },
+  }
+}
+
+/** A random tenant id, so tests never share one. */
+export function randomTenant(): string {
+  return `t-${randomBytes(4).toString('hex')}`
+}
+
+/** Registers a one-step graph and starts a run of it. */
+export async function seedRun(
+  tx: TenantTx,
+  options: { createdBy?: string; graph?: string } = {},
+): Promise<RunRow> {
+  const graph = options.graph ?? 'g'
+  const version = await registerGraphVersion(tx, {
+    name: graph,
+    spec: { entry: 'a', steps: { a: { kind: 'set', values: {} } } },
+    createdBy: 'author',
+  })
+  const { run } = await createRun(tx, {
+    graphName: graph,
+    graphVersion: version.version,
+    input: {},
+    createdBy: options.createdBy ?? 'starter',
+  })
+  return run
+}
+
+/** Shorthand: a run seeded in its own transaction. */
+export async function seedRunIn(
+  database: Database,
+  tenant: string,
+  options: { createdBy?: string; graph?: string } = {},
+): Promise<RunRow> {
+  return withTenant(database, tenant, (tx) => seedRun(tx, options))
+}
+
+/** The Postgres error under a (drizzle-wrapped) rejection: its SQLSTATE and message. */
+export async function pgErrorOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string }> {
+  try {
+    await promise
+  } catch (err) {
+    let e: unknown = err
+    while (e instanceof Error && !('code' in e && typeof e.code === 'string') && e.cause)
+      e = e.cause
+    const { code, message } = e as { code?: string; message?: string }
+    return { code: code ?? '', message: message ?? String(e) }
+  }
+  throw new Error('expected the promise to reject')
+}
