@@ -35,10 +35,17 @@ module.exports = {
       to: { path: '^packages/(pgstore|db)/|^apps/' },
     },
     {
+      name: 'queue-imports-only-db',
+      comment: 'The queue package knows job names and schemas (db) and BullMQ, nothing else.',
+      severity: 'error',
+      from: { path: '^packages/queue/src' },
+      to: { path: '^packages/(pgstore|spec|kernel)/|^apps/' },
+    },
+    {
       name: 'db-imports-no-app-or-pgstore',
       severity: 'error',
       from: { path: '^packages/db/src' },
-      to: { path: '^apps/' },
+      to: { path: '^apps/|^packages/(pgstore|queue)/' },
     },
     {
       name: 'packages-import-no-app',

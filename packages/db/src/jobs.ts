@@ -22,7 +22,13 @@ export const RunJob = z.object({ runId: RunId, tenant: Tenant }).strict()
 export type RunJob = z.infer<typeof RunJob>
 
 /** Why a run is resumed. */
-export const ResumeReason = z.enum(['approval-decided', 'approval-expired', 'input', 'retry'])
+export const ResumeReason = z.enum([
+  'approval-decided',
+  'approval-expired',
+  'input',
+  'retry',
+  'timer',
+])
 export type ResumeReason = z.infer<typeof ResumeReason>
 
 /**
@@ -35,6 +41,9 @@ export const ResumeJob = z
     tenant: Tenant,
     input: z.record(z.string(), z.json()),
     reason: ResumeReason,
+    // The checkpoint seq the run waited at: `input` applies only while that checkpoint is still
+    // the latest, so a retried job after a crash mid-resume does not merge the input twice.
+    atSeq: z.int().nonnegative().optional(),
   })
   .strict()
 export type ResumeJob = z.infer<typeof ResumeJob>

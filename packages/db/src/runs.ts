@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { ApprovalRow } from './approval-rows.js'
 import { cancelRunApprovals } from './approvals.js'
 import type { TenantTx } from './client.js'
@@ -195,6 +195,67 @@ export async function transitionRun(
           : { waitingOn: patch.waitingOn }),
     })
     .where(and(eq(runs.tenantId, tx.tenant), eq(runs.id, id), inArray(runs.status, [...from])))
+    .returning()
+  return row ?? null
+}
+
+/**
+ * Moves a run to `running` for the job `jobId` when its status is one of `from`, or when it is
+ * already `running` under that same job (a job retaken after its worker died). Another job can
+ * never take a running run, so one run is never executed twice at once (runs.int.test.ts).
+ */
+export async function claimRun(
+  tx: TenantTx,
+  id: string,
+  from: readonly RunStatus[],
+  jobId: string,
+): Promise<RunRow | null> {
+  if (!isUuid(id)) return null
+  const [row] = await tx.db
+    .update(runs)
+    .set({
+      status: 'running',
+      leaseJob: jobId,
+      updatedAt: sql`now()`,
+      finishedAt: null,
+      error: null,
+    })
+    .where(
+      and(
+        eq(runs.tenantId, tx.tenant),
+        eq(runs.id, id),
+        or(
+          from.length > 0 ? inArray(runs.status, [...from]) : undefined,
+          and(eq(runs.status, 'running'), eq(runs.leaseJob, jobId)),
+        ),
+      ),
+    )
+    .returning()
+  return row ?? null
+}
+
+/**
+ * Hands a `running` run whose job was lost to a new job, if it is still held by `expectedJob`
+ * (a compare-and-set, so two reconcilers cannot both take it over).
+ */
+export async function takeOverRunLease(
+  tx: TenantTx,
+  id: string,
+  expectedJob: string | null,
+  newJob: string,
+): Promise<RunRow | null> {
+  if (!isUuid(id)) return null
+  const [row] = await tx.db
+    .update(runs)
+    .set({ leaseJob: newJob, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(runs.tenantId, tx.tenant),
+        eq(runs.id, id),
+        eq(runs.status, 'running'),
+        expectedJob === null ? isNull(runs.leaseJob) : eq(runs.leaseJob, expectedJob),
+      ),
+    )
     .returning()
   return row ?? null
 }

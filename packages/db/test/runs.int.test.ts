@@ -10,6 +10,8 @@ import {
   requestRunCancel,
   setRunWaitingOn,
   transitionRun,
+  claimRun,
+  takeOverRunLease,
   withTenant,
 } from '@weave/db'
 import { type TestDatabase, createTestDatabase, pgErrorOf, randomTenant } from './test-database.js'
@@ -257,5 +259,29 @@ describe('listRuns', () => {
         code: 'invalid-cursor',
       })
     })
+  })
+})
+
+describe('claimRun', () => {
+  it('lets only the job holding the lease take a running run again', async () => {
+    const tenant = randomTenant()
+    const { run } = await start(tenant)
+    await withTenant(t.app, tenant, async (tx) => {
+      expect((await claimRun(tx, run.id, ['queued'], 'job-a'))?.leaseJob).toBe('job-a')
+      expect(await claimRun(tx, run.id, ['queued'], 'job-b')).toBeNull()
+      expect((await claimRun(tx, run.id, ['queued'], 'job-a'))?.status).toBe('running')
+    })
+  })
+
+  it('hands a lost lease to exactly one new job', async () => {
+    const tenant = randomTenant()
+    const { run } = await start(tenant)
+    await withTenant(t.app, tenant, (tx) => claimRun(tx, run.id, ['queued'], 'lost'))
+    const takeovers = await Promise.all(
+      ['new-1', 'new-2'].map((job) =>
+        withTenant(t.app, tenant, (tx) => takeOverRunLease(tx, run.id, 'lost', job)),
+      ),
+    )
+    expect(takeovers.filter((r) => r !== null)).toHaveLength(1)
   })
 })

@@ -45,6 +45,9 @@ export const runs = pgTable(
     input: jsonb('input').notNull(),
     waitingOn: jsonb('waiting_on'),
     cancelRequested: boolean('cancel_requested').notNull().default(false),
+    // The job executing the run while it is `running`: only that job may take it again after a
+    // worker died, so two jobs never execute one run at once.
+    leaseJob: text('lease_job'),
     createdBy: text('created_by').notNull(),
     idempotencyKey: text('idempotency_key'),
     requestHash: text('request_hash'),
