@@ -1,0 +1,116 @@
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawServerDefault,
+} from 'fastify'
+import {
+  serializerCompiler,
+  type FastifyPluginAsyncZod,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import { Registry } from 'prom-client'
+import { authPlugin } from './auth/auth-plugin.js'
+import { createJwtVerifier, type JwtVerifier } from './auth/jwt-verifier.js'
+import type { Config } from './config.js'
+import type { ReadinessChecks } from './dependency-checks.js'
+import {
+  clientErrorHandler,
+  errorHandlerPlugin,
+  frameworkErrorHandler,
+} from './http/error-handler.js'
+import { metricsPlugin } from './http/metrics.js'
+import { openApiPlugin } from './http/openapi.js'
+import { rateLimitPlugin } from './http/rate-limit.js'
+import { requestIdOf } from './http/request-id.js'
+import { zodValidatorCompiler } from './http/validation.js'
+import { createLogger } from './logger.js'
+import { operationsRoutes } from './routes/operations.js'
+
+/** The Fastify instance Weave routes are written against (zod type provider). */
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>
+
+/** A resource route plugin; it receives the app's `services` as its options. */
+export type RoutePlugin<S extends object> = FastifyPluginAsyncZod<S>
+
+/** Everything {@link buildApp} needs; only `config` is required. */
+export interface AppDeps<S extends object> {
+  config: Config
+  /** The process logger (see createLogger); one is made from `config.logLevel` when absent. */
+  log?: Logger
+  /** Token verification; built from `config.jwt` when absent. */
+  verifier?: JwtVerifier
+  /** The services route plugins receive as their options. */
+  services?: S
+  /** Readiness checks run by `/readyz`, by dependency name. */
+  checks?: ReadinessChecks
+  /** How long `/readyz` waits for each check; 2 s by default. */
+  checkTimeoutMs?: number
+  /** Resource route plugins, registered after the framework plugins. */
+  routes?: readonly RoutePlugin<S>[]
+  /** Where HTTP metrics are recorded and `/metrics` reads; a fresh registry when absent. */
+  metrics?: Registry
+  /** Shares rate-limit counters between API processes; in-process counters when absent. */
+  rateLimitRedis?: Redis
+}
+
+/**
+ * Builds the API: request ids, logging, zod validation, problem details, auth, rate limit, OpenAPI
+ * and Swagger UI, the operations routes and the given resource routes. It connects to nothing;
+ * plugins load on `ready()` or `listen()`.
+ */
+export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<S>): App {
+  const { config } = deps
+  const renderOptions = { bodyLimitBytes: config.bodyLimitBytes }
+  const logger: FastifyBaseLogger = deps.log ?? createLogger({ level: config.logLevel })
+  const app = Fastify({
+    loggerInstance: logger,
+    // The caller's X-Request-Id is validated in requestIdOf; Fastify's requestIdHeader would
+    // accept any value, so it stays off.
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: config.bodyLimitBytes,
+    frameworkErrors: frameworkErrorHandler(renderOptions),
+    clientErrorHandler,
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(zodValidatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  // JSON only: without this a text/plain body would reach validation instead of answering 415.
+  app.removeContentTypeParser('text/plain')
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  void app.register(errorHandlerPlugin, renderOptions)
+  const registry = deps.metrics ?? new Registry()
+  void app.register(metricsPlugin, { registry })
+  if (config.rateLimitPerMinute > 0) {
+    void app.register(rateLimitPlugin, {
+      perMinute: config.rateLimitPerMinute,
+      nameSpace: `${config.queuePrefix}:rate-limit:`,
+      ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis } : {}),
+    })
+  }
+  void app.register(openApiPlugin)
+  void app.register(authPlugin, { verifier: deps.verifier ?? createJwtVerifier(config.jwt) })
+  void app.register(operationsRoutes, {
+    checks: deps.checks ?? {},
+    registry,
+    ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }),
+  })
+  for (const route of deps.routes ?? []) {
+    void app.register(route, deps.services ?? ({} as S))
+  }
+  return app
+}

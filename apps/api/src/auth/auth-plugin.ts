@@ -1,0 +1,98 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { ForbiddenError, UnauthorizedError } from '../http/app-errors.js'
+import type { JwtVerifier } from './jwt-verifier.js'
+import type { Principal, Scope } from './principal.js'
+
+/** A route hook that authenticates the request (and checks a scope); use it as `onRequest`. */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The verified caller.
+     * @throws {UnauthorizedError} when read on a route without an auth hook (fails closed)
+     */
+    readonly principal: Principal
+    /**
+     * The caller's tenant, `principal.tenant`.
+     * @throws {UnauthorizedError} when read on a route without an auth hook (fails closed)
+     */
+    readonly tenant: string
+  }
+  interface FastifyInstance {
+    /** A hook that requires a valid bearer token. */
+    authenticate: AuthHook
+    /** A hook that requires a valid bearer token holding `scope` (401, then 403). */
+    requireScope(scope: Scope): AuthHook
+  }
+}
+
+/** Options of {@link authPlugin}. */
+export interface AuthPluginOptions {
+  verifier: JwtVerifier
+}
+
+/**
+ * Decorates requests with `principal` and `tenant` (both throw 401 until an auth hook has run),
+ * and the instance with `authenticate` and `requireScope`. Tokens are only read from
+ * `Authorization: Bearer` and never logged.
+ */
+export const authPlugin = fp<AuthPluginOptions>(
+  async (app, { verifier }) => {
+    // Principals live beside their requests, so nothing but an auth hook can set one.
+    const principals = new WeakMap<FastifyRequest, Principal>()
+    const principalOf = (request: FastifyRequest): Principal => {
+      const principal = principals.get(request)
+      if (!principal) throw new UnauthorizedError('Authentication required.')
+      return principal
+    }
+    app.decorateRequest('principal', {
+      getter(this: FastifyRequest): Principal {
+        return principalOf(this)
+      },
+    })
+    app.decorateRequest('tenant', {
+      getter(this: FastifyRequest): string {
+        return principalOf(this).tenant
+      },
+    })
+
+    const authenticate = async (request: FastifyRequest): Promise<Principal> => {
+      const known = principals.get(request)
+      if (known) return known
+      const principal = await verifier.verify(bearerToken(request.headers.authorization))
+      principals.set(request, principal)
+      request.log.debug({ tenant: principal.tenant, subject: principal.subject }, 'authenticated')
+      return principal
+    }
+
+    app.decorate('authenticate', async (request: FastifyRequest) => {
+      await authenticate(request)
+    })
+    app.decorate('requireScope', (scope: Scope): AuthHook => {
+      return async (request) => {
+        const principal = await authenticate(request)
+        if (!principal.scopes.has(scope)) {
+          throw new ForbiddenError(`This operation needs the scope "${scope}".`, {
+            requiredScope: scope,
+          })
+        }
+      }
+    })
+  },
+  { name: 'weave-auth' },
+)
+
+function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') {
+    throw new UnauthorizedError('A bearer token is required.', { challenge: 'missing-token' })
+  }
+  const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header)
+  if (!match?.[1]) {
+    throw new UnauthorizedError('The Authorization header must be "Bearer <token>".', {
+      challenge: 'invalid-request',
+    })
+  }
+  return match[1]
+}

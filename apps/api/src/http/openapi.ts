@@ -1,0 +1,115 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import fp from 'fastify-plugin'
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+
+/** Where Swagger UI is served. */
+export const DOCS_PREFIX = '/docs'
+
+const TAGS = [
+  { name: 'graphs', description: 'Register and read graph specs' },
+  { name: 'runs', description: 'Start, inspect, fork, cancel and resume runs' },
+  { name: 'approvals', description: 'Read and decide approvals' },
+  { name: 'webhooks', description: 'Outbound webhook subscriptions and deliveries' },
+  { name: 'audit', description: 'The tamper-evident audit log' },
+  { name: 'operations', description: 'Health, readiness, metrics and this document' },
+]
+
+/**
+ * Collects every route's zod schemas into an OpenAPI 3.1 document (bearer JWT required unless a
+ * route says `security: []`) and serves Swagger UI. Register it before any route.
+ */
+export const openApiPlugin = fp(
+  async (app) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Weave API',
+          version: '1.0.0',
+          description:
+            'Control plane for agent workflows that pause for a person, resume later and survive ' +
+            'crashes. Errors are RFC 9457 problem details (application/problem+json).',
+          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+        },
+        servers: [{ url: '/', description: 'This Weave server' }],
+        components: {
+          securitySchemes: {
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'A JWT whose tenant claim (`tid`) and `scope` decide what it may do.',
+            },
+          },
+        },
+        security: [{ bearerAuth: [] }],
+        tags: TAGS,
+      },
+      transform: jsonSchemaTransform,
+      transformObject: jsonSchemaTransformObject,
+    })
+    await app.register(swaggerUi, { routePrefix: DOCS_PREFIX })
+  },
+  { name: 'weave-openapi' },
+)
+
+const TOP_LEVEL_ORDER = [
+  'openapi',
+  'info',
+  'jsonSchemaDialect',
+  'servers',
+  'security',
+  'tags',
+  'paths',
+  'webhooks',
+  'components',
+  'externalDocs',
+]
+
+/**
+ * The document with a stable key order (paths, methods, responses and components sorted), so the
+ * committed openapi/openapi.json only changes when the API does.
+ */
+export function sortOpenApiDocument(document: object): Record<string, unknown> {
+  const doc = document as Record<string, unknown>
+  const sorted: Record<string, unknown> = {}
+  const keys = [
+    ...TOP_LEVEL_ORDER.filter((key) => key in doc),
+    ...Object.keys(doc)
+      .filter((key) => !TOP_LEVEL_ORDER.includes(key))
+      .sort(),
+  ]
+  for (const key of keys) sorted[key] = doc[key]
+  if (isRecord(sorted.paths)) {
+    sorted.paths = mapSorted(sorted.paths, (item) =>
+      isRecord(item) ? mapSorted(item, sortOperation) : item,
+    )
+  }
+  if (isRecord(sorted.components)) {
+    sorted.components = mapSorted(sorted.components, (group) =>
+      isRecord(group) ? mapSorted(group, (entry) => entry) : group,
+    )
+  }
+  return sorted
+}
+
+function sortOperation(operation: unknown): unknown {
+  if (!isRecord(operation) || !isRecord(operation.responses)) return operation
+  return { ...operation, responses: mapSorted(operation.responses, (response) => response) }
+}
+
+function mapSorted(
+  record: Record<string, unknown>,
+  map: (value: unknown) => unknown,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, map(record[key])]),
+  )
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

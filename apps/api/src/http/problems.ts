@@ -1,0 +1,75 @@
+import { STATUS_CODES } from 'node:http'
+
+/**
+ * The one table of problem types Weave answers with. A name is the last segment of the problem's
+ * `type` URI (`/problems/<name>`); the status and title are fixed per name. Resource-specific
+ * problems (e.g. `run-not-found`) are added here, next to the generic one of their status.
+ */
+export const problemTypes = {
+  'validation-failed': { status: 400, title: 'Request validation failed' },
+  'malformed-request': { status: 400, title: 'Malformed request' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  'not-found': { status: 404, title: 'Not found' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
+  conflict: { status: 409, title: 'Conflict' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'uri-too-long': { status: 414, title: 'URI too long' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  unprocessable: { status: 422, title: 'Unprocessable content' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
+  'header-too-large': { status: 431, title: 'Request header fields too large' },
+  internal: { status: 500, title: 'Internal server error' },
+  'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'not-ready': { status: 503, title: 'Not ready' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+type ProblemTypes = typeof problemTypes
+
+/** The name of a problem type in {@link problemTypes}. */
+export type ProblemName = keyof ProblemTypes
+
+/** The problem names whose status is `S`, e.g. `ProblemNameFor<404>`. */
+export type ProblemNameFor<S extends number> = {
+  [K in ProblemName]: ProblemTypes[K]['status'] extends S ? K : never
+}[ProblemName]
+
+/** A problem's HTTP status, from the table. */
+export type ProblemStatus = ProblemTypes[ProblemName]['status']
+
+/** One invalid field of a request: a JSON Pointer into the request and what is wrong there. */
+export interface FieldError {
+  path: string
+  message: string
+}
+
+/** An RFC 9457 problem details body as Weave renders it. */
+export interface ProblemBody {
+  type: string
+  title: string
+  status: number
+  detail: string
+  instance?: string
+  errors?: FieldError[]
+  [extension: string]: unknown
+}
+
+/** The `type` URI of a named problem. */
+export function problemTypeUri(name: ProblemName): string {
+  return `/problems/${name}`
+}
+
+/** The generic problem for a status, the first table entry with it, if the table has one. */
+export function problemNameForStatus(status: number): ProblemName | undefined {
+  return (Object.keys(problemTypes) as ProblemName[]).find(
+    (name) => problemTypes[name].status === status,
+  )
+}
+
+/**
+ * The problem body for a status the table does not name: RFC 9457's `about:blank`, whose title
+ * is the status phrase.
+ */
+export function blankProblem(status: number, detail: string): ProblemBody {
+  return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail }
+}

@@ -1,0 +1,51 @@
+export { buildApp, type App, type AppDeps, type RoutePlugin } from './app.js'
+export {
+  ConfigError,
+  JwtAlgorithm,
+  loadConfig,
+  type Config,
+  type JwtConfig,
+  type JwtKeySource,
+} from './config.js'
+export { createLogger, scrubUrl, type LoggerOptions } from './logger.js'
+export {
+  createDependencyChecks,
+  type DependencyChecks,
+  type ReadinessCheck,
+  type ReadinessChecks,
+} from './dependency-checks.js'
+export { authPlugin, type AuthHook, type AuthPluginOptions } from './auth/auth-plugin.js'
+export { createJwtVerifier, type JwtVerifier } from './auth/jwt-verifier.js'
+export { mintDevToken, type DevTokenOptions } from './auth/dev-token.js'
+export { Scope, TenantId, type Principal } from './auth/principal.js'
+export {
+  AppError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UnprocessableError,
+  type AppErrorOptions,
+  type BearerChallenge,
+  type ProblemOptions,
+} from './http/app-errors.js'
+export { errorCodeProblems, type CodeMapping } from './http/error-codes.js'
+export { PROBLEM_CONTENT_TYPE } from './http/error-handler.js'
+export {
+  problemTypes,
+  problemTypeUri,
+  type FieldError,
+  type ProblemBody,
+  type ProblemName,
+  type ProblemNameFor,
+  type ProblemStatus,
+} from './http/problems.js'
+export { problemResponses, type ProblemResponse } from './http/problem-responses.js'
+export { sortOpenApiDocument } from './http/openapi.js'
+export { jsonPointer } from './http/validation.js'
+export { Problem } from './schemas/problem.js'
+export { renderOpenApiDocument } from './openapi-document.js'
+export { resourceRoutes, type ApiServices } from './routes/index.js'

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.js'
+import { Problem } from '../src/schemas/problem.js'
+import { captureLog, testConfig } from './support.js'
+
+function appWith(checks: Record<string, () => Promise<void>>, checkLog = captureLog()) {
+  return buildApp({ config: testConfig(), log: checkLog.log, checks })
+}
+
+describe('health and readiness', () => {
+  it('answers /healthz with 200 and no token', async () => {
+    const response = await appWith({}).inject({ method: 'GET', url: '/healthz' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ status: 'ok' })
+  })
+
+  it('answers /readyz with 200 when every check passes', async () => {
+    const app = appWith({ postgres: async () => {}, redis: async () => {} })
+    const response = await app.inject({ method: 'GET', url: '/readyz' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } })
+  })
+
+  it('answers /readyz with a 503 problem naming the failed dependency', async () => {
+    const capture = captureLog()
+    const app = appWith(
+      {
+        postgres: async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:5432')
+        },
+        redis: async () => {},
+      },
+      capture,
+    )
+    const response = await app.inject({ method: 'GET', url: '/readyz' })
+    expect(response.statusCode).toBe(503)
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8')
+    const body = response.json()
+    expect(Problem.parse(body)).toMatchObject({ type: '/problems/not-ready', status: 503 })
+    expect(body.detail).toBe('Not reachable: postgres.')
+    expect(body.checks).toEqual({ postgres: 'failed', redis: 'ok' })
+    expect(response.body).not.toContain('ECONNREFUSED')
+    const warnings = capture.lines().filter((line) => line.includes('dependency check failed'))
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('reports a check that does not answer in time as failed', async () => {
+    const app = buildApp({
+      config: testConfig(),
+      log: captureLog().log,
+      checks: { redis: () => new Promise<void>(() => {}) },
+      checkTimeoutMs: 50,
+    })
+    const response = await app.inject({ method: 'GET', url: '/readyz' })
+    expect(response.statusCode).toBe(503)
+    expect(response.json().checks).toEqual({ redis: 'failed' })
+  })
+
+  it('serves Prometheus metrics including HTTP request durations', async () => {
+    const app = appWith({})
+    await app.inject({ method: 'GET', url: '/healthz' })
+    const response = await app.inject({ method: 'GET', url: '/metrics' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toContain('text/plain')
+    expect(response.body).toContain(
+      'weave_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 1',
+    )
+  })
+})

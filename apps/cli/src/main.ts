@@ -1,0 +1,58 @@
+import { pathToFileURL } from 'node:url'
+import { ConfigError } from '@weave/api'
+import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
+import { apiCommand } from './commands/api.js'
+import { migrateCommand } from './commands/migrate.js'
+import { startCommand } from './commands/start.js'
+import { tokenCommand } from './commands/token.js'
+import { workerCommand } from './commands/worker.js'
+import { USAGE } from './usage.js'
+
+const COMMANDS: Record<string, Command> = {
+  start: startCommand,
+  api: apiCommand,
+  worker: workerCommand,
+  migrate: migrateCommand,
+  token: tokenCommand,
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}
+
+/** Runs `weave` with `argv` (without node and the script); resolves to the exit status. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...args] = argv
+  if (name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE)
+    return EXIT.ok
+  }
+  const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!command) {
+    io.stderr(
+      `${name === undefined ? 'weave: no command given' : `weave: unknown command "${name}"`}\n\n${USAGE}`,
+    )
+    return EXIT.usage
+  }
+  try {
+    return await command(args, io)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`weave ${name}: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (error instanceof UsageError) {
+      io.stderr(`weave ${name}: ${error.message}\nRun \`weave ${name} --help\` for usage.\n`)
+      return EXIT.usage
+    }
+    io.stderr(
+      `weave ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    )
+    return EXIT.failure
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main(process.argv.slice(2))
+}

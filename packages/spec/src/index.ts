@@ -1,0 +1,72 @@
+export * from './errors.js'
+export { toPointer, type SpecProblem } from './problem.js'
+export {
+  STEP_NAME_PATTERN,
+  HANDLER_NAME_PATTERN,
+  StepName,
+  StateKey,
+  GraphName,
+  HandlerName,
+  Expression,
+  Template,
+  Duration,
+  JsonSchemaDocument,
+  Target,
+} from './schema-primitives.js'
+export { Next, BranchNext, WhenNext } from './routing-schema.js'
+export {
+  STEP_KINDS,
+  PARALLEL_BRANCH_KINDS,
+  type StepKind,
+  StepSpec,
+  BranchStepSpec,
+  SetStepSpec,
+  ApprovalStepSpec,
+  InputStepSpec,
+  HttpStepSpec,
+  LlmStepSpec,
+  WaitStepSpec,
+  SubgraphStepSpec,
+  ParallelStepSpec,
+  HandlerStepSpec,
+  FailStepSpec,
+} from './step-schema.js'
+export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits } from './graph-spec.js'
+export { validateSpec, type ValidationResult } from './validate-spec.js'
+export type { ValidateContext, ResolveGraph } from './validate-subgraphs.js'
+export { validateRunInput, validateStepInput } from './validate-input.js'
+export { jsonSchemaErrors, validateAgainstSchema } from './json-schema.js'
+export { canonicalJson, specDigest } from './canonical-json.js'
+export { parseDuration } from './duration.js'
+export {
+  compileExpression,
+  expressionSyntaxError,
+  DEFAULT_EXPRESSION_LIMITS,
+  type CompiledExpression,
+  type ExpressionLimits,
+} from './expression.js'
+export { compileTemplate, templateSyntaxErrors, type CompiledTemplate } from './template.js'
+export { withoutProtocolKeys, isProtocolKey } from './json-value.js'
+export { specTopology, type Topology, type TopologyNode, type TopologyEdge } from './topology.js'
+export { compileGraph, type CompiledGraph } from './compile-graph.js'
+export type {
+  CompileDeps,
+  HttpDeps,
+  LlmDeps,
+  Suspension,
+  ApprovalSuspension,
+  InputSuspension,
+  WaitSuspension,
+} from './compile-deps.js'
+export {
+  defineHandler,
+  isHandlerDefinition,
+  createHandlerRegistry,
+  loadHandlerModules,
+  type HandlerDefinition,
+  type HandlerFn,
+  type HandlerContext,
+  type HandlerRegistry,
+} from './handlers.js'
+export { createEgressPolicy, type EgressPolicy, type LookupAll } from './http/egress.js'
+export { isPublicAddress } from './http/ip-address.js'

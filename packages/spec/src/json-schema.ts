@@ -1,0 +1,129 @@
+import { createRequire } from 'node:module'
+import type { Json } from '@weave/kernel'
+import type { SpecProblem } from './problem.js'
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+interface AjvValidate {
+  (data: unknown): boolean
+  errors?: AjvError[] | null
+}
+interface Ajv {
+  compile(schema: unknown): AjvValidate
+  validateSchema(schema: unknown): boolean
+  removeSchema(schema: unknown): Ajv
+  errors?: AjvError[] | null
+}
+type AjvConstructor = new (options: Record<string, unknown>) => Ajv
+type AddFormats = (ajv: Ajv) => Ajv
+
+// ajv-formats is built against ajv 8 and calls into its own copy of ajv's code generator, so the
+// Ajv class is loaded from where ajv-formats resolves it: the pair always matches.
+const requireHere = createRequire(import.meta.url)
+const requireBesideFormats = createRequire(requireHere.resolve('ajv-formats'))
+const { Ajv2020 } = requireBesideFormats('ajv/dist/2020') as { Ajv2020: AjvConstructor }
+const addFormats = (requireHere('ajv-formats') as { default: AddFormats }).default
+
+function createAjv(): Ajv {
+  // strict: false because unknown keywords ("example", vendor extensions) are valid JSON Schema.
+  return addFormats(new Ajv2020({ allErrors: true, strict: false }))
+}
+
+let shared: Ajv | undefined
+function ajv(): Ajv {
+  shared ??= createAjv()
+  return shared
+}
+
+// Compiling registers the schema (and its $id) in the instance; removing it right after keeps
+// one tenant's $id from colliding with another's and the instance from growing forever.
+function compileDetached(schema: unknown): AjvValidate {
+  const instance = ajv()
+  try {
+    return instance.compile(schema)
+  } finally {
+    if (typeof schema === 'object' && schema !== null) instance.removeSchema(schema)
+  }
+}
+
+const DRAFT_2020_12 = new Set([
+  'https://json-schema.org/draft/2020-12/schema',
+  'https://json-schema.org/draft/2020-12/schema#',
+])
+
+/**
+ * Every reason `schema` is not a usable JSON Schema (draft 2020-12), as problems whose paths
+ * point into the schema (one per location); empty when it compiles.
+ */
+export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
+  if (typeof schema === 'boolean') return []
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return [{ path: '', message: 'a JSON Schema is an object or a boolean' }]
+  }
+  const dialect = (schema as { $schema?: unknown }).$schema
+  if (dialect !== undefined && !DRAFT_2020_12.has(String(dialect))) {
+    return [{ path: '/$schema', message: 'only JSON Schema draft 2020-12 is supported' }]
+  }
+  const instance = ajv()
+  let valid: boolean
+  try {
+    valid = instance.validateSchema(schema)
+  } catch (err) {
+    return [{ path: '', message: (err as Error).message }]
+  }
+  if (!valid) {
+    // The meta-schema reports one failure several ways (enum, type, anyOf); the first is enough.
+    const byPath = new Map<string, string>()
+    for (const e of instance.errors ?? []) {
+      if (!byPath.has(e.instancePath)) byPath.set(e.instancePath, e.message ?? e.keyword)
+    }
+    return [...byPath].map(([path, message]) => ({ path, message }))
+  }
+  try {
+    compileDetached(schema)
+    return []
+  } catch (err) {
+    return [{ path: '', message: (err as Error).message }]
+  }
+}
+
+const validators = new WeakMap<object, AjvValidate>()
+
+function validatorFor(schema: object): AjvValidate {
+  let validate = validators.get(schema)
+  if (!validate) {
+    validate = compileDetached(schema)
+    validators.set(schema, validate)
+  }
+  return validate
+}
+
+function problemOf(e: AjvError): SpecProblem {
+  const child = e.params.missingProperty ?? e.params.additionalProperty
+  if (typeof child === 'string') {
+    const escaped = child.replaceAll('~', '~0').replaceAll('/', '~1')
+    const message = e.keyword === 'required' ? 'required' : 'unknown field'
+    return { path: `${e.instancePath}/${escaped}`, message }
+  }
+  return { path: e.instancePath, message: e.message ?? e.keyword }
+}
+
+/**
+ * Validates `value` against a JSON Schema; problem paths are JSON Pointers into `value`.
+ * The compiled validator is cached per schema object.
+ * @throws Error when the schema itself does not compile (check it with jsonSchemaErrors first).
+ */
+export function validateAgainstSchema(schema: Json, value: unknown): SpecProblem[] {
+  if (schema === true) return []
+  if (schema === false) return [{ path: '', message: 'no value is allowed here' }]
+  if (typeof schema !== 'object' || schema === null) {
+    throw new TypeError('a JSON Schema is an object or a boolean')
+  }
+  const validate = validatorFor(schema)
+  if (validate(value)) return []
+  return (validate.errors ?? []).map(problemOf)
+}

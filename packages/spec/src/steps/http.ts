@@ -1,0 +1,127 @@
+import type { Json, Step } from '@weave/kernel'
+import { EgressDeniedError, HttpStepError } from '../errors.js'
+import { compileExpression } from '../expression.js'
+import { RequestFailedError, sendWithRetry } from '../http/request.js'
+import type { HttpStepSpec } from '../step-schema.js'
+import { compileTemplate } from '../template.js'
+import type { StepCompileContext } from './step-compiler.js'
+
+const MAX_BODY_BYTES = 1_048_576
+const DEFAULT_TIMEOUT_MS = 10_000
+const DEFAULT_BACKOFF_MS = 500
+
+type HttpFields = Omit<HttpStepSpec, 'kind' | 'next'>
+
+function expectation(expect: HttpFields['expectStatus']) {
+  if (expect === undefined) return { test: (s: number) => s >= 200 && s <= 299, text: '2xx' }
+  const list = Array.isArray(expect) ? expect : [expect]
+  return { test: (s: number) => list.includes(s), text: list.join(', ') }
+}
+
+function isJsonType(contentType: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '')
+}
+
+function parseBody(text: string, contentType: string | undefined): Json {
+  if (!isJsonType(contentType) || text === '') return text
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return text
+  }
+}
+
+// Query strings often carry tokens: messages name the origin and path only.
+function describe(url: URL): string {
+  return `${url.origin}${url.pathname}`
+}
+
+/**
+ * `http`: renders the URL and headers, checks egress, sends the JSON body with an
+ * `Idempotency-Key` of `<runId>:<step>:<seq>` (stable across crash-recovery re-runs of the same
+ * step), retries network errors, 5xx and 429 (unless expected), follows no redirect, and saves
+ * `{ status, headers, body }` under `saveAs` (default: the step name).
+ */
+export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileContext): Step {
+  const url = compileTemplate(step.url, cx.limits)
+  const headers = Object.entries(step.headers ?? {}).map(
+    ([key, template]) => [key.toLowerCase(), compileTemplate(template, cx.limits)] as const,
+  )
+  const body = step.body === undefined ? undefined : compileExpression(step.body, cx.limits)
+  const expected = expectation(step.expectStatus)
+  const saveAs = step.saveAs ?? name
+  const fetchImpl = cx.deps.http?.fetch ?? fetch
+  const timeoutMs = step.timeoutMs ?? cx.deps.http?.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS
+  return async (state, ctx) => {
+    const rendered = await url.render(state, ctx.step)
+    let target: URL
+    try {
+      target = new URL(rendered)
+    } catch {
+      throw new HttpStepError(ctx.step, `${JSON.stringify(rendered)} is not an absolute URL`)
+    }
+    let denied: string | undefined
+    try {
+      denied = await cx.egress.check(target)
+    } catch (err) {
+      throw new HttpStepError(
+        ctx.step,
+        `cannot resolve ${target.hostname}: ${(err as Error).message}`,
+        undefined,
+        { cause: err },
+      )
+    }
+    if (denied !== undefined) throw new EgressDeniedError(ctx.step, denied)
+    const sent: Record<string, string> = {
+      'idempotency-key': `${ctx.runId}:${ctx.step}:${ctx.seq}`,
+    }
+    for (const [key, template] of headers) {
+      const value = await template.render(state, ctx.step)
+      if (/[\r\n\0]/.test(value)) {
+        throw new HttpStepError(ctx.step, `header "${key}" contains a line break or NUL`)
+      }
+      sent[key] = value
+    }
+    let payload: string | undefined
+    if (body !== undefined) {
+      payload = JSON.stringify((await body.evaluate(state, ctx.step)) ?? null)
+      sent['content-type'] ??= 'application/json'
+    }
+    const call = `${step.method} ${describe(target)}`
+    let res
+    try {
+      res = await sendWithRetry({
+        fetch: fetchImpl,
+        url: target.href,
+        method: step.method,
+        headers: sent,
+        body: payload,
+        attempts: step.retry?.attempts ?? 1,
+        backoffMs: step.retry?.backoffMs ?? DEFAULT_BACKOFF_MS,
+        timeoutMs,
+        signal: ctx.signal,
+        maxBodyBytes: MAX_BODY_BYTES,
+        retryStatus: (s) => !expected.test(s),
+      })
+    } catch (err) {
+      const detail = err instanceof RequestFailedError ? err.message : String(err)
+      const tries = err instanceof RequestFailedError ? ` after ${err.attempts} attempt(s)` : ''
+      throw new HttpStepError(ctx.step, `${call} failed${tries}: ${detail}`, undefined, {
+        cause: err,
+      })
+    }
+    if (!expected.test(res.status)) {
+      throw new HttpStepError(
+        ctx.step,
+        `${call} answered ${res.status} (expected ${expected.text})`,
+        res.status,
+      )
+    }
+    const saved = {
+      status: res.status,
+      headers: res.headers,
+      body: parseBody(res.text, res.headers['content-type']),
+    }
+    return { [saveAs]: saved }
+  }
+}

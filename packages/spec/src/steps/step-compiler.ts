@@ -1,0 +1,12 @@
+import type { CompileDeps, Suspension } from '../compile-deps.js'
+import type { ExpressionLimits } from '../expression.js'
+import type { EgressPolicy } from '../http/egress.js'
+
+/** What every step compiler gets: the graph's deps, resolved once per compileGraph. */
+export interface StepCompileContext {
+  deps: CompileDeps
+  limits: ExpressionLimits
+  now: () => Date
+  egress: EgressPolicy
+  suspend: (s: Suspension) => Promise<void>
+}
