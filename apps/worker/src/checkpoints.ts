@@ -1,9 +1,10 @@
+import { checkpointPrefix } from '@weave/db'
 import { PgStore } from '@weave/pgstore'
 import type { Pool } from 'pg'
 
 /** The checkpoint store of one tenant: its keys live under a prefix no other tenant can reach. */
 export function tenantStore(pool: Pool, tenant: string): PgStore {
-  return new PgStore({ pool, prefix: `tenant:${tenant}:` })
+  return new PgStore({ pool, prefix: checkpointPrefix(tenant) })
 }
 
 /** The seq and status of a run's latest checkpoint, or undefined when it has none yet. */

@@ -4,6 +4,7 @@ import {
   getRun,
   withTenant,
   type Database,
+  type GraphRegistry,
   type ResumeJob,
   type RunRow,
   type RunStatus,
@@ -12,7 +13,6 @@ import type { RunResult, State } from '@weave/kernel'
 import type { JobQueues } from '@weave/queue'
 import { applyStop, type StopOutcome } from './apply-stop.js'
 import { latestCheckpoint, tenantStore } from './checkpoints.js'
-import type { GraphRegistry } from './graph-registry.js'
 import type { Inflight } from './inflight.js'
 
 /** A job's request to execute a run: a fresh start (`run`) or a resume with input. */

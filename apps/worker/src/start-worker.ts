@@ -1,7 +1,6 @@
-import { RUNS_QUEUE, TIMERS_QUEUE } from '@weave/db'
+import { GraphRegistry, RUNS_QUEUE, TIMERS_QUEUE } from '@weave/db'
 import { createJobQueues, type JobQueues } from '@weave/queue'
 import { Worker } from 'bullmq'
-import { GraphRegistry } from './graph-registry.js'
 import { Inflight } from './inflight.js'
 import { runsProcessor } from './processors/runs-processor.js'
 import { timersProcessor } from './processors/timers-processor.js'

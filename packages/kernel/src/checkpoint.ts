@@ -1,4 +1,5 @@
 import {
+  CheckpointNotFoundError,
   CheckpointWriteError,
   CorruptCheckpointError,
   UnsupportedCheckpointSchemaError,
@@ -219,4 +220,23 @@ export async function pruneHistory(
 ): Promise<void> {
   const keys = (await store.list(ns, `${runId}/`)).filter((k) => isHistoryKeyOf(runId, k))
   for (const key of keys.slice(0, Math.max(0, keys.length - keep))) await store.delete(ns, key)
+}
+
+/**
+ * Reads a run's latest checkpoint, or history entry `seq`, with the read rules of KERNEL.md §6,
+ * for callers that show checkpoints (an API) rather than resume them.
+ * @throws CheckpointNotFoundError, CorruptCheckpointError, UnsupportedCheckpointSchemaError
+ */
+export async function loadCheckpoint(
+  store: Store,
+  graph: string,
+  runId: string,
+  seq?: number,
+): Promise<LoadedCheckpoint> {
+  const raw = await store.get(
+    checkpointNamespace(graph),
+    seq === undefined ? runId : historyKey(runId, seq),
+  )
+  if (raw === undefined) throw new CheckpointNotFoundError(runId, seq)
+  return parseCheckpoint(raw, runId, seq === undefined ? 'resume' : 'history', seq ?? 0)
 }

@@ -1,5 +1,7 @@
 export {
   CHECKPOINT_SCHEMA_VERSION,
+  loadCheckpoint,
+  type LoadedCheckpoint,
   type Checkpoint,
   type CheckpointInfo,
   type CheckpointStatus,

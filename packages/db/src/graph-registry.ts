@@ -1,6 +1,7 @@
-import { getGraphVersion, getLatestGraphVersion, withTenant, type Database } from '@weave/db'
 import type { Graph, StepHook } from '@weave/kernel'
 import { compileGraph, GraphSpec, type CompileDeps, type CompiledGraph } from '@weave/spec'
+import { type Database, withTenant } from './client.js'
+import { getGraphVersion, getLatestGraphVersion } from './graphs.js'
 
 /** Compile dependencies shared by every graph of a worker; the registry adds subgraph loading. */
 export type BaseCompileDeps = Omit<CompileDeps, 'loadSubgraph' | 'hooks'>
@@ -9,6 +10,14 @@ export type BaseCompileDeps = Omit<CompileDeps, 'loadSubgraph' | 'hooks'>
 export class GraphNotFoundError extends Error {
   override name = 'GraphNotFoundError'
   readonly code = 'graph-not-found'
+}
+
+/**
+ * The PgStore namespace prefix of a tenant's checkpoints. The API (reading) and the worker
+ * (writing) must agree on it, so it is defined once here.
+ */
+export function checkpointPrefix(tenant: string): string {
+  return `tenant:${tenant}:`
 }
 
 const MAX_CACHED = 500
@@ -23,8 +32,11 @@ export class GraphRegistry {
 
   constructor(
     private readonly database: Database,
-    private readonly deps: BaseCompileDeps,
-    private readonly hooksFor: (tenant: string) => { after?: StepHook[]; before?: StepHook[] },
+    private readonly deps: BaseCompileDeps = {},
+    private readonly hooksFor: (tenant: string) => {
+      after?: StepHook[]
+      before?: StepHook[]
+    } = () => ({}),
   ) {}
 
   /** The compiled graph; `version` undefined means the latest. @throws GraphNotFoundError */
