@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '@weave/api'
+import { WorkerConfigError } from '@weave/worker'
 import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
 import { apiCommand } from './commands/api.js'
 import { migrateCommand } from './commands/migrate.js'
@@ -38,7 +39,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await command(args, io)
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof WorkerConfigError) {
       io.stderr(`weave ${name}: ${error.message}\n`)
       return EXIT.usage
     }

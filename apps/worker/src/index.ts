@@ -1,3 +1,5 @@
 export { reconcileOnce, type ReconcileReport } from './reconciler.js'
 export { startWorker, type RunningWorker } from './start-worker.js'
 export type { WorkerOptions } from './worker-options.js'
+export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js'
+export { runWorker, type ConfiguredWorker } from './run-worker.js'

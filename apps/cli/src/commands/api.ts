@@ -1,6 +1,8 @@
-import { parseArgs } from 'node:util'
-import { buildApp, createDependencyChecks, createLogger, loadConfig } from '@weave/api'
-import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { createLogger, loadConfig } from '@weave/api'
+import { rejectArguments } from '../arguments.js'
+import { EXIT, type Command } from '../cli-io.js'
+import { composeApi } from '../compose-api.js'
+import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
 const API_USAGE = `Usage: weave api
@@ -10,35 +12,21 @@ Runs the HTTP API on HOST:PORT until SIGINT or SIGTERM.
 
 /** `weave api`: serves the HTTP API until the process is told to stop. */
 export const apiCommand: Command = async (args, io) => {
-  if (parseHelp(args)) {
+  if (rejectArguments(args)) {
     io.stdout(API_USAGE)
     return EXIT.ok
   }
-  const config = loadConfig(io.env)
+  const { env, usesDevSecret } = withDevSecret(io.env ?? process.env)
+  const config = loadConfig(env)
   const log = createLogger({ level: config.logLevel })
-  const dependencies = createDependencyChecks(config)
-  const app = buildApp({ config, log, checks: dependencies.checks })
+  if (usesDevSecret) log.warn('no JWT key configured: using the development secret in .weave/')
+  const api = composeApi(config, log)
   try {
-    await app.listen({ port: config.port, host: config.host })
+    await api.app.listen({ port: config.port, host: config.host })
     const signal = await waitForShutdownSignal()
     log.info({ signal }, 'shutting down')
   } finally {
-    await app.close()
-    await dependencies.close()
+    await api.close()
   }
   return EXIT.ok
-}
-
-function parseHelp(args: string[]): boolean {
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { help: { type: 'boolean', short: 'h' } },
-      allowPositionals: false,
-      strict: true,
-    })
-    return values.help === true
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { Scope, TenantId, loadConfig, mintDevToken } from '@weave/api'
 import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { withDevSecret } from '../dev-secret.js'
 import { TOKEN_USAGE } from '../usage.js'
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const
@@ -22,7 +23,7 @@ export const tokenCommand: Command = async (args, io) => {
   const scopes = parseScopes(values.scope ?? '')
   const ttlSeconds = parseTtl(values.ttl ?? '1h')
 
-  const config = loadConfig(io.env)
+  const config = loadConfig(withDevSecret(io.env ?? process.env).env)
   if (config.jwt.key.kind !== 'secret') {
     throw new UsageError(
       'weave token needs WEAVE_JWT_SECRET; this Weave verifies tokens with a public key or JWKS, ' +

@@ -1,5 +1,26 @@
-import type { Command } from '../cli-io.js'
-import { notYetAvailable } from './not-yet-available.js'
+import { createLogger } from '@weave/api'
+import { loadWorkerConfig, runWorker } from '@weave/worker'
+import { rejectArguments } from '../arguments.js'
+import { EXIT, type Command } from '../cli-io.js'
+import { waitForShutdownSignal } from '../shutdown.js'
 
-/** `weave worker`: runs a worker that executes runs, resumes, timers and deliveries. */
-export const workerCommand: Command = async (_args, io) => notYetAvailable('worker', io)
+const WORKER_USAGE = `Usage: weave worker
+
+Executes runs, resumes and timers from the queues until SIGINT or SIGTERM, then stops taking
+jobs, lets each current run reach its next step boundary, and exits.
+`
+
+/** `weave worker`: runs a worker that executes runs, resumes and timers. */
+export const workerCommand: Command = async (args, io) => {
+  if (rejectArguments(args)) {
+    io.stdout(WORKER_USAGE)
+    return EXIT.ok
+  }
+  const config = loadWorkerConfig(io.env ?? process.env)
+  const log = createLogger({ level: config.logLevel })
+  const worker = await runWorker(config, log.child({ component: 'worker' }))
+  const signal = await waitForShutdownSignal()
+  log.info({ signal }, 'shutting down')
+  await worker.close()
+  return EXIT.ok
+}
