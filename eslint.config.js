@@ -32,7 +32,7 @@ export default tseslint.config(
   },
   {
     // Only the apps' config modules, tests and benchmarks read the environment.
-    files: ['apps/*/src/config.ts', '**/test/**', 'test/**', 'bench/**', '*.config.ts'],
+    files: ['apps/*/src/config.ts', 'apps/cli/src/main.ts', '**/test/**', 'test/**', 'bench/**', '*.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -2,8 +2,8 @@
 export interface CliIo {
   stdout(text: string): void
   stderr(text: string): void
-  /** The environment; the process's own when absent. */
-  env?: NodeJS.ProcessEnv
+  /** The environment configuration is read from. */
+  env: NodeJS.ProcessEnv
 }
 
 /** A command. Resolves to the process exit status. */

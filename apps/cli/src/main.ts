@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
 const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  env: process.env,
 }
 
 /** Runs `weave` with `argv` (without node and the script); resolves to the exit status. */

@@ -16,7 +16,7 @@ export const apiCommand: Command = async (args, io) => {
     io.stdout(API_USAGE)
     return EXIT.ok
   }
-  const { env, usesDevSecret } = withDevSecret(io.env ?? process.env)
+  const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
   const log = createLogger({ level: config.logLevel })
   if (usesDevSecret) log.warn('no JWT key configured: using the development secret in .weave/')

@@ -15,7 +15,7 @@ export const migrateCommand: Command = async (args, io) => {
     io.stdout(MIGRATE_USAGE)
     return EXIT.ok
   }
-  const config = loadWorkerConfig(io.env ?? process.env)
+  const config = loadWorkerConfig(io.env)
   const result = await migrateDatabase({ connectionString: config.databaseUrl })
   io.stdout(
     `${result.createdDatabase ? 'created the database; ' : ''}` +

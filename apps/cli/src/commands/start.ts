@@ -19,7 +19,7 @@ export const startCommand: Command = async (args, io) => {
     io.stdout(START_USAGE)
     return EXIT.ok
   }
-  const { env, usesDevSecret } = withDevSecret(io.env ?? process.env)
+  const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
   const workerConfig = loadWorkerConfig(env)
   const log = createLogger({ level: config.logLevel })

@@ -23,7 +23,7 @@ export const tokenCommand: Command = async (args, io) => {
   const scopes = parseScopes(values.scope ?? '')
   const ttlSeconds = parseTtl(values.ttl ?? '1h')
 
-  const config = loadConfig(withDevSecret(io.env ?? process.env).env)
+  const config = loadConfig(withDevSecret(io.env).env)
   if (config.jwt.key.kind !== 'secret') {
     throw new UsageError(
       'weave token needs WEAVE_JWT_SECRET; this Weave verifies tokens with a public key or JWKS, ' +

@@ -16,7 +16,7 @@ export const workerCommand: Command = async (args, io) => {
     io.stdout(WORKER_USAGE)
     return EXIT.ok
   }
-  const config = loadWorkerConfig(io.env ?? process.env)
+  const config = loadWorkerConfig(io.env)
   const log = createLogger({ level: config.logLevel })
   const worker = await runWorker(config, log.child({ component: 'worker' }))
   const signal = await waitForShutdownSignal()
