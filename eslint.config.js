@@ -11,7 +11,10 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/only-throw-error': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -32,7 +35,14 @@ export default tseslint.config(
   },
   {
     // Only the apps' config modules, tests and benchmarks read the environment.
-    files: ['apps/*/src/config.ts', 'apps/cli/src/main.ts', '**/test/**', 'test/**', 'bench/**', '*.config.ts'],
+    files: [
+      'apps/*/src/config.ts',
+      'apps/cli/src/main.ts',
+      '**/test/**',
+      'test/**',
+      'bench/**',
+      '*.config.ts',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
@@ -41,6 +51,9 @@ export default tseslint.config(
   },
   {
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', require: 'readonly' },
+    },
   },
 )

@@ -77,6 +77,8 @@ export class Graph {
   readonly #steps = new Map<string, { step: Step; router?: Router }>()
   readonly #options: GraphOptions
   #validated = false
+  /** What the loop needs of this graph; rebuilt after addStep. */
+  #loop: LoopGraph | undefined
 
   constructor(
     readonly name: string,
@@ -105,6 +107,7 @@ export class Graph {
       throw new GraphValidationError([`step "${name}" is already registered`])
     this.#steps.set(name, after ? { step, router: after } : { step })
     this.#validated = false
+    this.#loop = undefined
     return this
   }
 
@@ -222,6 +225,7 @@ export class Graph {
 
   #loopGraph(): LoopGraph {
     this.validate()
+    if (this.#loop) return this.#loop
     const o = this.#options
     const g: LoopGraph = {
       name: this.name,
@@ -233,6 +237,7 @@ export class Graph {
       after: o.hooks?.after ?? [],
     }
     if (o.merge) g.merge = o.merge
+    this.#loop = g
     return g
   }
 

@@ -6,27 +6,24 @@ export interface Budget {
 }
 
 /**
- * The budget of the run a context belongs to (null: the run has none). Kept beside the
- * context rather than on it so steps cannot read or change it.
+ * Where a context carries the budget of the run that built it (null: the run has none). A
+ * symbol the package does not export: steps do not see it in keys or JSON, and a context spread
+ * into a new one (a parallel branch's) keeps it. A property rather than a WeakMap entry because
+ * it is set once per step on the hot path.
  */
-const contextBudgets = new WeakMap<StepContext, Budget | null>()
+export const contextBudget: unique symbol = Symbol('weave.kernel.budget')
 
-/** Records the budget of the run that built `ctx`. */
-export function bindBudget(ctx: StepContext, budget: Budget | null): void {
-  contextBudgets.set(ctx, budget)
-}
+/** A StepContext as the run loop builds it. */
+export type RunStepContext = StepContext & { [contextBudget]?: Budget | null }
 
 /** The budget of the run that built `ctx`; undefined when `ctx` was not built by a run. */
 export function budgetOf(ctx: StepContext): Budget | null | undefined {
-  return contextBudgets.get(ctx)
+  return (ctx as RunStepContext)[contextBudget]
 }
 
 /** A context for part of a step (a parallel branch) that shares the step's run budget. */
 export function deriveContext(ctx: StepContext, patch: Partial<StepContext>): StepContext {
-  const derived = { ...ctx, ...patch }
-  const budget = budgetOf(ctx)
-  if (budget !== undefined) bindBudget(derived, budget)
-  return derived
+  return { ...ctx, ...patch }
 }
 
 /**

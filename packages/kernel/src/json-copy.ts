@@ -5,21 +5,23 @@ import type { Json, State } from './json.js'
  * `toJSON` is honoured so a Date becomes its ISO string, non-finite numbers become null), but
  * throws a TypeError naming the offending path where JSON would throw or silently drop data:
  * bigints, functions, symbols and cycles. Keeps a resumed run seeing what an uninterrupted one saw.
+ * Every object of the copy is frozen as it is built (one pass instead of copy then freeze).
  * @throws TypeError for a value that has no JSON form
  */
-export function copyJson(value: unknown, path: string): Json | undefined {
-  return copyValue(value, path, '', [])
+export function copyJson(value: unknown): Json | undefined {
+  return copyNaming(value, true)
 }
 
 /**
- * Copies a plain object into a State (see copyJson).
+ * Copies a plain object into a State (see copyJson); nested values are frozen, the returned
+ * object itself is not, so the caller can finish it before freezing it.
  * @throws TypeError when `value` is not a plain object or holds a non-JSON value
  */
 export function copyState(value: unknown, what: string): State {
   if (!isPlainObject(value)) {
     throw new TypeError(`${what} must be a plain JSON object, got ${describe(value)}`)
   }
-  return copyValue(value, '', '', []) as State
+  return copyNaming(value, false) as State
 }
 
 /** True for `{}`-like objects (prototype Object.prototype or null), not arrays or class instances. */
@@ -29,7 +31,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return proto === Object.prototype || proto === null
 }
 
-function copyValue(value: unknown, path: string, key: string, stack: object[]): Json | undefined {
+/**
+ * A non-JSON value found while copying. Its path is built only when one is thrown, level by
+ * level as the recursion unwinds, so copying valid values costs no string building.
+ */
+class NotJsonError extends TypeError {
+  readonly segments: string[] = []
+  constructor(readonly problem: string) {
+    super(problem)
+  }
+}
+
+function copyValue(value: unknown, stack: object[], freeze: boolean, key = ''): Json | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -41,32 +54,52 @@ function copyValue(value: unknown, path: string, key: string, stack: object[]): 
     case 'bigint':
     case 'function':
     case 'symbol':
-      throw new TypeError(`${label(path)} holds a ${typeof value}, which is not a JSON value`)
+      throw new NotJsonError(`holds a ${typeof value}, which is not a JSON value`)
   }
   if (value === null) return null
   const obj = value as { toJSON?: unknown }
   if (typeof obj.toJSON === 'function') {
-    return copyValue((obj.toJSON as (k: string) => unknown)(key), path, key, stack)
+    return copyValue((obj.toJSON as (k: string) => unknown)(key), stack, freeze, key)
   }
-  if (stack.includes(obj))
-    throw new TypeError(`${label(path)} is a cyclic structure, which is not JSON`)
+  if (stack.includes(obj)) throw new NotJsonError('is a cyclic structure, which is not JSON')
   stack.push(obj)
+  let k = ''
   try {
     if (Array.isArray(obj)) {
       const out: Json[] = new Array<Json>(obj.length)
       for (let i = 0; i < obj.length; i++) {
-        out[i] = copyValue(obj[i], `${path}[${i}]`, String(i), stack) ?? null
+        k = `[${i}]`
+        out[i] = copyValue(obj[i], stack, true, String(i)) ?? null
       }
-      return out
+      return freeze ? (Object.freeze(out) as Json[]) : out
     }
     const out: { [k: string]: Json } = {}
-    for (const k of Object.keys(obj)) {
-      const v = copyValue((obj as Record<string, unknown>)[k], path ? `${path}.${k}` : k, k, stack)
-      if (v !== undefined) setOwn(out, k, v)
+    for (k of Object.keys(obj)) {
+      const v = copyValue((obj as Record<string, unknown>)[k], stack, true, k)
+      if (v === undefined) continue
+      if (k === '__proto__') setOwn(out, k, v)
+      else out[k] = v
     }
-    return out
+    return freeze ? Object.freeze(out) : out
+  } catch (err) {
+    if (err instanceof NotJsonError) err.segments.unshift(k)
+    throw err
   } finally {
     stack.pop()
+  }
+}
+
+/** Runs a copy, turning a NotJsonError into a TypeError that names the offending key path. */
+function copyNaming(value: unknown, freeze: boolean): Json | undefined {
+  try {
+    return copyValue(value, [], freeze)
+  } catch (err) {
+    if (!(err instanceof NotJsonError)) throw err
+    const path = err.segments.reduce(
+      (p, s) => (s.startsWith('[') || p === '' ? p + s : `${p}.${s}`),
+      '',
+    )
+    throw new TypeError(`${path ? `state key "${path}"` : 'the value'} ${err.problem}`)
   }
 }
 
@@ -94,10 +127,6 @@ export function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v)
   }
   return value
-}
-
-function label(path: string): string {
-  return path ? `state key "${path}"` : 'the value'
 }
 
 function describe(value: unknown): string {

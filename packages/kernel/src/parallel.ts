@@ -52,7 +52,7 @@ function branchDelta(raw: unknown, branch: string): State {
   if (raw === undefined || raw === null) return {}
   if (!isPlainObject(raw))
     throw new TypeError(`parallel branch "${branch}" returned a non-object delta`)
-  const delta = copyJson(raw, '') as State
+  const delta = copyJson(raw) as State
   if (Object.hasOwn(delta, '__yield')) {
     throw new KernelError(`parallel branch "${branch}" tried to yield; branches cannot yield`)
   }

@@ -13,7 +13,7 @@ import {
   MaxIterationsError,
   StepNotFoundError,
 } from './errors.js'
-import { bindBudget, type Budget } from './internal.js'
+import { contextBudget, type Budget, type RunStepContext } from './internal.js'
 import type { Json, State } from './json.js'
 import { copyJson, deepFreeze, isPlainObject, setOwn } from './json-copy.js'
 import { merge, type MergeConfig } from './merge.js'
@@ -75,149 +75,207 @@ const BUDGET_KEY = '__budget_remaining'
 const neverAborted = new AbortController().signal
 
 /** Runs the loop of KERNEL.md §4 until a stop; never rejects (every stop is a RunResult). */
-export async function runLoop(g: LoopGraph, inv: Invocation, emit?: Emit): Promise<RunResult> {
-  const ns = `checkpoint:${g.name}`
-  const signal = inv.signal ?? neverAborted
-  const withHistory = g.checkpointHistory !== 0
-  let state = inv.state
-  let seq = inv.seq
-  let steps = 0
-  let current = inv.start.step
-  let resumeInput = inv.start.kind === 'run' ? inv.start.resumeInput : undefined
+export function runLoop(g: LoopGraph, inv: Invocation, emit?: Emit): Promise<RunResult> {
+  return new Loop(g, inv, emit).run()
+}
 
-  const stop = (stopReason: StopReason, lastStep: string, error?: Error): RunResult => {
+/**
+ * One invocation's mutable progress. A class rather than closures: the loop is the kernel's hot
+ * path and this keeps per-run allocations to one object (bench/kernel measures it).
+ */
+class Loop {
+  readonly ns: string
+  readonly signal: AbortSignal
+  state: State
+  seq: number
+  steps = 0
+
+  constructor(
+    readonly g: LoopGraph,
+    readonly inv: Invocation,
+    readonly emit: Emit | undefined,
+  ) {
+    this.ns = `checkpoint:${g.name}`
+    this.signal = inv.signal ?? neverAborted
+    this.state = inv.state
+    this.seq = inv.seq
+  }
+
+  async run(): Promise<RunResult> {
+    const { g, inv, signal } = this
+    let current = inv.start.step
+    let resumeInput = inv.start.kind === 'run' ? inv.start.resumeInput : undefined
+
+    if (inv.start.kind === 'route') {
+      if (!g.steps.has(current)) return this.stop('error', current, new StepNotFoundError(current))
+      const next = await this.route(current, this.context(current, this.seq))
+      if (typeof next !== 'string') return next
+      current = next
+    }
+
+    for (;;) {
+      const s = current
+      if (signal.aborted) return this.stop('cancelled', s, new CancelledError())
+      if (this.steps >= g.maxIterations) {
+        return this.stop('max_iter', s, new MaxIterationsError(g.maxIterations))
+      }
+      if (inv.budget) {
+        if (inv.budget.remaining <= 0) return this.stop('budget', s, new BudgetExhaustedError())
+        inv.budget.remaining -= 1
+        this.state = withBudget(this.state, inv.budget)
+      }
+      const entry = g.steps.get(s)
+      if (!entry) return this.stop('error', s, new StepNotFoundError(s))
+      this.steps += 1
+      this.seq += 1
+      const ctx = this.context(s, this.seq)
+      if (resumeInput) ctx.resumeInput = resumeInput
+      resumeInput = undefined
+
+      if (g.before.length > 0) {
+        try {
+          for (const hook of g.before) await hook(s, this.state, ctx)
+        } catch (err) {
+          return this.stop('hook_abort', s, asError(err))
+        }
+      }
+
+      let delta: Record<string, Json>
+      let yieldPhase: YieldPhase | undefined
+      try {
+        const raw = await entry.step(this.state, ctx)
+        ;({ delta, yieldPhase } = normaliseDelta(raw, s))
+      } catch (err) {
+        this.state = deepFreeze({
+          ...withBudget(this.state, inv.budget),
+          __error: messageOf(err),
+          __failed_step: s,
+        })
+        await this.checkpoint(s, 'failed').catch(() => undefined)
+        if (signal.aborted) {
+          return this.stop('cancelled', s, new CancelledError('run cancelled', { cause: err }))
+        }
+        if (isBudgetError(err)) return this.stop('budget', s, err as Error)
+        return this.stop('error', s, asError(err))
+      }
+
+      this.state = mergeFrozen(this.state, delta, g.merge, inv.budget)
+
+      if (g.after.length > 0) {
+        try {
+          for (const hook of g.after) await hook(s, this.state, ctx)
+        } catch (err) {
+          return this.stop('hook_abort', s, asError(err))
+        }
+      }
+
+      const status: CheckpointStatus = yieldPhase ? 'yielded' : 'step_done'
+      if (inv.store) {
+        try {
+          await this.checkpoint(s, status, yieldPhase)
+        } catch (err) {
+          if (g.checkpointPolicy === 'required') return this.stop('error', s, err as Error)
+        }
+      }
+
+      if (this.emit) {
+        const event = { type: 'step', step: s, seq: this.seq, status, state: this.state } as const
+        if (!(await this.emit(event))) {
+          return this.stop(
+            'cancelled',
+            s,
+            new CancelledError('the stream consumer stopped reading'),
+          )
+        }
+      }
+
+      if (yieldPhase) return this.stop('yielded', s)
+
+      const next = await this.route(s, ctx)
+      if (typeof next !== 'string') return next
+      current = next
+    }
+  }
+
+  stop(stopReason: StopReason, lastStep: string, error?: Error): RunResult {
     const result: RunResult = {
-      runId: inv.runId,
-      state,
+      runId: this.inv.runId,
+      state: this.state,
       lastStep,
       yielded: stopReason === 'yielded',
-      steps,
+      steps: this.steps,
       stopReason,
     }
     if (error) result.error = error
     return result
   }
 
-  const context = (step: string, stepSeq: number): StepContext => {
-    const ctx: StepContext = { signal, runId: inv.runId, graph: g.name, step, seq: stepSeq }
-    if (inv.store) ctx.store = inv.store
-    bindBudget(ctx, inv.budget)
-    return ctx
+  context(step: string, seq: number): StepContext {
+    return new LoopContext(
+      this.signal,
+      this.inv.runId,
+      this.g.name,
+      step,
+      seq,
+      this.inv.store,
+      this.inv.budget,
+    )
   }
 
-  const checkpoint = async (step: string, status: CheckpointStatus, phase?: YieldPhase) => {
-    if (!inv.store) return
+  async checkpoint(step: string, status: CheckpointStatus, phase?: YieldPhase): Promise<void> {
+    const { store, runId } = this.inv
+    if (!store) return
     const value = encodeCheckpoint({
-      runId: inv.runId,
-      graph: g.name,
-      seq,
+      runId,
+      graph: this.g.name,
+      seq: this.seq,
       lastStep: step,
       status,
       yieldPhase: phase,
-      state,
+      state: this.state,
       savedAt: new Date(),
     })
-    await writeCheckpoint(inv.store, ns, inv.runId, seq, value, withHistory)
-    if (g.checkpointHistory > 0) {
-      await pruneHistory(inv.store, ns, inv.runId, g.checkpointHistory).catch(() => undefined)
+    await writeCheckpoint(store, this.ns, runId, this.seq, value, this.g.checkpointHistory !== 0)
+    if (this.g.checkpointHistory > 0) {
+      await pruneHistory(store, this.ns, runId, this.g.checkpointHistory).catch(() => undefined)
     }
   }
 
-  // Returns the next step, or a stop (step 12 of the loop).
-  const route = async (step: string, ctx: StepContext): Promise<string | RunResult> => {
-    const router = g.steps.get(step)?.router
-    if (!router) return stop('completed', step)
+  /** Step 12 of the loop: the next step, or a stop. */
+  async route(step: string, ctx: StepContext): Promise<string | RunResult> {
+    const router = this.g.steps.get(step)?.router
+    if (!router) return this.stop('completed', step)
     let next: unknown
     try {
-      next = await router(state, ctx)
+      next = await router(this.state, ctx)
     } catch (err) {
-      return stop('error', step, asError(err))
+      return this.stop('error', step, asError(err))
     }
     if (typeof next !== 'string') {
-      return stop(
-        'error',
-        step,
-        new TypeError(`router of step "${step}" returned ${typeof next}, not a step name`),
-      )
+      const problem = `router of step "${step}" returned ${typeof next}, not a step name`
+      return this.stop('error', step, new TypeError(problem))
     }
-    if (next === END) return stop('completed', step)
-    if (!g.steps.has(next)) return stop('error', step, new StepNotFoundError(next))
+    if (next === END) return this.stop('completed', step)
+    if (!this.g.steps.has(next)) return this.stop('error', step, new StepNotFoundError(next))
     return next
   }
+}
 
-  if (inv.start.kind === 'route') {
-    if (!g.steps.has(current)) return stop('error', current, new StepNotFoundError(current))
-    const next = await route(current, context(current, seq))
-    if (typeof next !== 'string') return next
-    current = next
-  }
+/** A step's context; a class so every context has one shape (the loop builds one per step). */
+class LoopContext implements RunStepContext {
+  resumeInput?: Readonly<State>;
+  [contextBudget]: Budget | null
 
-  for (;;) {
-    const s = current
-    if (signal.aborted) return stop('cancelled', s, new CancelledError())
-    if (steps >= g.maxIterations)
-      return stop('max_iter', s, new MaxIterationsError(g.maxIterations))
-    if (inv.budget) {
-      if (inv.budget.remaining <= 0) return stop('budget', s, new BudgetExhaustedError())
-      inv.budget.remaining -= 1
-      state = withBudget(state, inv.budget)
-    }
-    const entry = g.steps.get(s)
-    if (!entry) return stop('error', s, new StepNotFoundError(s))
-    steps += 1
-    seq += 1
-    const ctx = context(s, seq)
-    if (resumeInput) ctx.resumeInput = resumeInput
-    resumeInput = undefined
-
-    try {
-      for (const hook of g.before) await hook(s, state, ctx)
-    } catch (err) {
-      return stop('hook_abort', s, asError(err))
-    }
-
-    let delta: Record<string, Json>
-    let yieldPhase: YieldPhase | undefined
-    try {
-      const raw = await entry.step(state, ctx)
-      ;({ delta, yieldPhase } = normaliseDelta(raw, s))
-    } catch (err) {
-      state = deepFreeze({
-        ...withBudget(state, inv.budget),
-        __error: messageOf(err),
-        __failed_step: s,
-      })
-      await checkpoint(s, 'failed').catch(() => undefined)
-      if (signal.aborted)
-        return stop('cancelled', s, new CancelledError('run cancelled', { cause: err }))
-      if (isBudgetError(err)) return stop('budget', s, err as Error)
-      return stop('error', s, asError(err))
-    }
-
-    state = deepFreeze(withBudget(merge(state, delta, g.merge), inv.budget))
-
-    try {
-      for (const hook of g.after) await hook(s, state, ctx)
-    } catch (err) {
-      return stop('hook_abort', s, asError(err))
-    }
-
-    const status: CheckpointStatus = yieldPhase ? 'yielded' : 'step_done'
-    try {
-      await checkpoint(s, status, yieldPhase)
-    } catch (err) {
-      if (g.checkpointPolicy === 'required') return stop('error', s, err as Error)
-    }
-
-    if (emit && !(await emit({ type: 'step', step: s, seq, status, state }))) {
-      return stop('cancelled', s, new CancelledError('the stream consumer stopped reading'))
-    }
-
-    if (yieldPhase) return stop('yielded', s)
-
-    const next = await route(s, ctx)
-    if (typeof next !== 'string') return next
-    current = next
+  constructor(
+    readonly signal: AbortSignal,
+    readonly runId: string,
+    readonly graph: string,
+    readonly step: string,
+    readonly seq: number,
+    readonly store: Store | undefined,
+    budget: Budget | null,
+  ) {
+    this[contextBudget] = budget
   }
 }
 
@@ -237,15 +295,39 @@ function normaliseDelta(
       `step "${step}" returned ${what}; a step returns an object of the keys it changes`,
     )
   }
-  const copy = copyJson(raw, '') as Record<string, Json>
   const yieldPhase: YieldPhase | undefined =
-    copy.__yield === true
-      ? copy.__yield_phase === 'after_step'
+    raw.__yield === true
+      ? raw.__yield_phase === 'after_step'
         ? 'after_step'
         : 'mid_step'
       : undefined
-  for (const key of CONTROL_KEYS) delete copy[key]
-  return { delta: deepFreeze(copy), yieldPhase }
+  const hasControlKeys = CONTROL_KEYS.some((key) => Object.hasOwn(raw, key))
+  const source = hasControlKeys ? withoutControlKeys(raw) : raw
+  return { delta: copyJson(source) as Record<string, Json>, yieldPhase }
+}
+
+function withoutControlKeys(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(raw)) {
+    if (!(CONTROL_KEYS as readonly string[]).includes(key)) setOwn(out, key, raw[key])
+  }
+  return out
+}
+
+/**
+ * Merges a frozen delta into the state and freezes the result. Only the merged keys can hold
+ * unfrozen values (a policy's new array); everything else is already deeply frozen.
+ */
+function mergeFrozen(
+  state: State,
+  delta: Record<string, Json>,
+  config: MergeConfig | undefined,
+  budget: Budget | null,
+): State {
+  const next = merge(state, delta, config)
+  for (const key of Object.keys(delta)) deepFreeze(next[key])
+  if (budget) setOwn(next, BUDGET_KEY, budget.remaining)
+  return Object.freeze(next)
 }
 
 function withBudget(state: State, budget: Budget | null): State {
