@@ -80,6 +80,9 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: true,
     preserveSymlinks: false,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
   },
 }

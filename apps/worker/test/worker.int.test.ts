@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto'
+import {
+  createDb,
+  createRun,
+  decideApproval,
+  getRun,
+  listApprovals,
+  listRunEvents,
+  migrateDatabase,
+  registerGraphVersion,
+  withTenant,
+  type Database,
+} from '@weave/db'
+import { redisConnection } from '@weave/queue'
+import { pino } from 'pino'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWorker, type RunningWorker } from '../src/index.js'
+
+const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const suffix = randomBytes(5).toString('hex')
+const url = Object.assign(new URL(BASE), { pathname: `/weave_worker_${suffix}` }).toString()
+const tenant = `t-${suffix}`
+
+let database: Database
+let worker: RunningWorker
+
+beforeAll(async () => {
+  await migrateDatabase({ connectionString: url })
+  database = createDb({ connectionString: url, max: 12 })
+  worker = startWorker({
+    database,
+    connection: redisConnection(REDIS),
+    prefix: `worker-test-${suffix}`,
+    log: pino({ level: 'silent' }),
+    reconcileIntervalMs: 0,
+  })
+})
+
+afterAll(async () => {
+  await worker.queues.runs.obliterate({ force: true })
+  await worker.queues.timers.obliterate({ force: true })
+  await worker.close()
+  await database.close()
+  const admin = new pg.Client({
+    connectionString: Object.assign(new URL(BASE), { pathname: '/postgres' }).toString(),
+  })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS "weave_worker_${suffix}" WITH (FORCE)`)
+  await admin.end()
+})
+
+async function start(
+  name: string,
+  spec: unknown,
+  input: Record<string, unknown> = {},
+  createdBy = 'starter',
+) {
+  const run = await withTenant(database, tenant, async (tx) => {
+    const v = await registerGraphVersion(tx, { name, spec, createdBy: 'author' })
+    return (
+      await createRun(tx, {
+        graphName: name,
+        graphVersion: v.version,
+        input: input as never,
+        createdBy,
+      })
+    ).run
+  })
+  await worker.queues.enqueueRun({ runId: run.id, tenant })
+  return run.id
+}
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const v = await read()
+    if (ok(v)) return v
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+const runOf = (id: string) => withTenant(database, tenant, (tx) => getRun(tx, id))
+
+describe('the worker', () => {
+  it('executes a queued run to completion and records its events', async () => {
+    const id = await start(
+      'linear',
+      {
+        entry: 'a',
+        steps: {
+          a: { kind: 'set', values: { n: 'n + 1' }, next: 'b' },
+          b: { kind: 'set', values: { doubled: 'n * 2' } },
+        },
+      },
+      { n: 1 },
+    )
+    const run = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(run).toMatchObject({ stopReason: 'completed', lastStep: 'b', steps: 2 })
+    const events = await withTenant(database, tenant, (tx) => listRunEvents(tx, id))
+    expect(events.map((e) => e.type)).toEqual([
+      'run.started',
+      'step.completed',
+      'step.completed',
+      'run.completed',
+    ])
+  })
+
+  it('opens an approval, waits, and resumes once the approval settles', async () => {
+    const id = await start(
+      'approve',
+      {
+        entry: 'review',
+        steps: {
+          review: {
+            kind: 'approval',
+            title: 'Ship {{ what }}?',
+            next: { when: [{ if: "review.status = 'approved'", then: 'ship' }], else: null },
+          },
+          ship: { kind: 'set', values: { shipped: 'true' } },
+        },
+      },
+      { what: 'it' },
+    )
+    const waiting = await until(
+      () => runOf(id),
+      (r) => r?.status === 'waiting',
+      'waiting',
+    )
+    expect(waiting?.waitingOn).toMatchObject({ kind: 'approval', step: 'review' })
+    const [approval] = (
+      await withTenant(database, tenant, (tx) => listApprovals(tx, { runId: id }))
+    ).items
+    expect(approval?.title).toBe('Ship it?')
+    const decided = await withTenant(database, tenant, (tx) =>
+      decideApproval(tx, {
+        approvalId: approval!.id,
+        subject: 'bob',
+        subjectScopes: ['approvals:decide'],
+        decision: 'approve',
+      }),
+    )
+    expect(decided.settled?.status).toBe('approved')
+    await worker.queues.enqueueResume(approval!.id, {
+      runId: id,
+      tenant,
+      reason: 'approval-decided',
+      atSeq: Number((waiting!.waitingOn as { atSeq: number }).atSeq),
+      input: { review: decided.settled! },
+    })
+    const done = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(done?.lastStep).toBe('ship')
+  })
+
+  it('fails a run whose step fails, with the error recorded', async () => {
+    const id = await start(
+      'failing',
+      { entry: 'boom', steps: { boom: { kind: 'fail', message: 'no {{ what }}' } } },
+      { what: 'way' },
+    )
+    const run = await until(
+      () => runOf(id),
+      (r) => r?.status === 'failed',
+      'failure',
+    )
+    expect(run?.error).toMatchObject({ message: expect.stringContaining('no way'), step: 'boom' })
+  })
+})

@@ -1,0 +1,228 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { mintDevToken } from '@weave/api'
+import { migrateDatabase } from '@weave/db'
+import { Redis } from 'ioredis'
+import pg from 'pg'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const BASE_DATABASE_URL =
+  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const JWT_SECRET = randomBytes(32).toString('hex')
+
+/** An HTTP answer of the API. */
+export interface ApiResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+/** Weave as separate API and worker processes over one fresh database and queue prefix. */
+export interface WeaveProcesses {
+  baseUrl: string
+  databaseUrl: string
+  queuePrefix: string
+  /** An owner connection to the test database, for assertions the API cannot make. */
+  owner: pg.Pool
+  /** A development token of this Weave. */
+  token(tenant: string, subject: string, scopes: string): Promise<string>
+  /** Calls the API; JSON bodies are sent and parsed. */
+  call<T = any>(
+    method: string,
+    path: string,
+    o?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>
+  /** Starts one more worker process; returns it so a test can kill it. */
+  startWorker(): Promise<ChildProcess>
+  workers: ChildProcess[]
+  stop(): Promise<void>
+}
+
+/** Options of `startWeave`. */
+export interface StartOptions {
+  workers?: number
+  env?: Record<string, string>
+}
+
+/**
+ * Starts `weave api` and `weave worker` processes (through the CLI, as a user would) against a
+ * new database and a new BullMQ prefix, so test files run in parallel without sharing anything.
+ */
+export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> {
+  const suffix = randomBytes(5).toString('hex')
+  const databaseUrl = withDatabase(BASE_DATABASE_URL, `weave_e2e_${suffix}`)
+  const queuePrefix = `e2e-${suffix}`
+  await migrateDatabase({ connectionString: databaseUrl })
+  const port = await freePort()
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.WEAVE_TEST_LOG_LEVEL ?? 'warn',
+    WEAVE_JWT_SECRET: JWT_SECRET,
+    WEAVE_JWT_ISSUER: 'weave-e2e',
+    WEAVE_QUEUE_PREFIX: queuePrefix,
+    WEAVE_RATE_LIMIT_PER_MINUTE: '0',
+    WEAVE_WORKER_LOCK_MS: '3000',
+    WEAVE_WORKER_STALLED_INTERVAL_MS: '1000',
+    WEAVE_RECONCILE_INTERVAL_MS: '0',
+    ...o.env,
+  }
+  const children: ChildProcess[] = []
+  const workers: ChildProcess[] = []
+  const spawnCli = (command: string) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', command], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    children.push(child)
+    return child
+  }
+  const baseUrl = `http://127.0.0.1:${port}`
+  spawnCli('api')
+  await waitUntil(
+    async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true,
+    30_000,
+    'the API to be ready',
+  )
+
+  const owner = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+  const weave: WeaveProcesses = {
+    baseUrl,
+    databaseUrl,
+    queuePrefix,
+    owner,
+    workers,
+    token: (tenant, subject, scopes) =>
+      mintDevToken({
+        secret: JWT_SECRET,
+        tenant,
+        subject,
+        scopes: scopes.split(' ').filter(Boolean) as never,
+        audience: 'weave',
+        issuer: 'weave-e2e',
+        expiresIn: 3600,
+        tenantClaim: 'tid',
+      }),
+    async call(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers }
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`
+      if (opts.body !== undefined) headers['content-type'] = 'application/json'
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers,
+        ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+      })
+      const text = await res.text()
+      let body: unknown = text
+      if (/json/.test(res.headers.get('content-type') ?? '') && text !== '') body = JSON.parse(text)
+      return { status: res.status, headers: res.headers, body: body as never }
+    },
+    async startWorker() {
+      const worker = spawnCli('worker')
+      workers.push(worker)
+      return worker
+    },
+    async stop() {
+      await Promise.all(
+        children
+          .filter((c) => c.exitCode === null && c.signalCode === null)
+          .map(async (c) => {
+            const exited = once(c, 'exit')
+            c.kill('SIGTERM')
+            const timer = setTimeout(() => c.kill('SIGKILL'), 10_000)
+            await exited
+            clearTimeout(timer)
+          }),
+      )
+      await owner.end()
+      await dropDatabase(databaseUrl)
+      await deleteQueueKeys(queuePrefix)
+    },
+  }
+  for (let i = 0; i < (o.workers ?? 1); i++) await weave.startWorker()
+  return weave
+}
+
+/** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
+export async function waitUntil(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Polls a run until its status is one of `statuses`; returns the run. */
+export async function waitForRun(
+  weave: WeaveProcesses,
+  token: string,
+  runId: string,
+  statuses: string[],
+  timeoutMs = 30_000,
+): Promise<any> {
+  let run: any
+  await waitUntil(
+    async () => {
+      run = (await weave.call('GET', `/v1/runs/${runId}`, { token })).body
+      return statuses.includes(run?.status)
+    },
+    timeoutMs,
+    `run ${runId} to be ${statuses.join(' or ')} (last: ${JSON.stringify(run?.status)})`,
+  )
+  return run
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+async function dropDatabase(databaseUrl: string): Promise<void> {
+  const name = new URL(databaseUrl).pathname.slice(1)
+  const admin = new pg.Client({ connectionString: withDatabase(databaseUrl, 'postgres') })
+  await admin.connect()
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+async function deleteQueueKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL)
+  try {
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500)
+      if (keys.length > 0) await redis.del(...keys)
+      cursor = next
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  server.close()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
