@@ -2,8 +2,6 @@
  * The package layering of STYLE.md §1, enforced: dependencies point one way
  * (kernel ← pgstore, spec ← db ← apps), no cycles, apps never import each other.
  */
-const pkg = (name) => `^(packages/${name}|node_modules/@weave/${name})/`
-
 module.exports = {
   forbidden: [
     {

@@ -25,6 +25,8 @@ export interface ApiResponse<T = any> {
 export interface WeaveProcesses {
   baseUrl: string
   databaseUrl: string
+  /** The HS256 secret the API verifies tokens with, to craft bad ones. */
+  jwtSecret: string
   queuePrefix: string
   /** An owner connection to the test database, for assertions the API cannot make. */
   owner: pg.Pool
@@ -38,6 +40,8 @@ export interface WeaveProcesses {
   ): Promise<ApiResponse<T>>
   /** Starts one more worker process; returns it so a test can kill it. */
   startWorker(): Promise<ChildProcess>
+  /** Kills a worker with SIGKILL (no graceful shutdown) and waits until it is gone. */
+  killWorker(worker: ChildProcess): Promise<void>
   workers: ChildProcess[]
   stop(): Promise<void>
 }
@@ -56,6 +60,23 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
   const suffix = randomBytes(5).toString('hex')
   const databaseUrl = withDatabase(BASE_DATABASE_URL, `weave_e2e_${suffix}`)
   const queuePrefix = `e2e-${suffix}`
+  const children: ChildProcess[] = []
+  try {
+    return await launch(o, databaseUrl, queuePrefix, children)
+  } catch (err) {
+    // A Weave that never became ready still owns processes, a database and queue keys.
+    await Promise.allSettled(children.map(terminate))
+    await Promise.allSettled([dropDatabase(databaseUrl), deleteQueueKeys(queuePrefix)])
+    throw err
+  }
+}
+
+async function launch(
+  o: StartOptions,
+  databaseUrl: string,
+  queuePrefix: string,
+  children: ChildProcess[],
+): Promise<WeaveProcesses> {
   await migrateDatabase({ connectionString: databaseUrl })
   const port = await freePort()
   const env = {
@@ -74,10 +95,13 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
     WEAVE_RECONCILE_INTERVAL_MS: '0',
     ...o.env,
   }
-  const children: ChildProcess[] = []
   const workers: ChildProcess[] = []
   const spawnCli = (command: string) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', command], {
+    const args =
+      command === 'api' && process.env.WEAVE_E2E_DEV_API === '1'
+        ? ['test/support/dev-api.ts']
+        : ['apps/cli/src/main.ts', command]
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -86,9 +110,12 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
     return child
   }
   const baseUrl = `http://127.0.0.1:${port}`
-  spawnCli('api')
+  const api = spawnCli('api')
   await waitUntil(
-    async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true,
+    async () => {
+      if (!isAlive(api)) throw new Error(`the API exited early (${api.exitCode ?? api.signalCode})`)
+      return (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true
+    },
     30_000,
     'the API to be ready',
   )
@@ -97,6 +124,7 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
   const weave: WeaveProcesses = {
     baseUrl,
     databaseUrl,
+    jwtSecret: JWT_SECRET,
     queuePrefix,
     owner,
     workers,
@@ -105,7 +133,7 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
         secret: JWT_SECRET,
         tenant,
         subject,
-        scopes: scopes.split(' ').filter(Boolean) as never,
+        scopes: scopes.split(' ').filter(Boolean),
         audience: 'weave',
         issuer: 'weave-e2e',
         expiresIn: 3600,
@@ -130,25 +158,40 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
       workers.push(worker)
       return worker
     },
+    async killWorker(worker) {
+      if (!isAlive(worker)) return
+      const exited = once(worker, 'exit')
+      worker.kill('SIGKILL')
+      await exited
+    },
     async stop() {
-      await Promise.all(
-        children
-          .filter((c) => c.exitCode === null && c.signalCode === null)
-          .map(async (c) => {
-            const exited = once(c, 'exit')
-            c.kill('SIGTERM')
-            const timer = setTimeout(() => c.kill('SIGKILL'), 10_000)
-            await exited
-            clearTimeout(timer)
-          }),
-      )
-      await owner.end()
-      await dropDatabase(databaseUrl)
-      await deleteQueueKeys(queuePrefix)
+      // Every step runs even when an earlier one fails, so a failed test leaves nothing behind.
+      const results = await Promise.allSettled([
+        Promise.all(children.map(terminate)).finally(() => owner.end()),
+      ])
+      const cleanup = await Promise.allSettled([
+        dropDatabase(databaseUrl),
+        deleteQueueKeys(queuePrefix),
+      ])
+      const failed = [...results, ...cleanup].find((r) => r.status === 'rejected')
+      if (failed) throw (failed).reason
     },
   }
   for (let i = 0; i < (o.workers ?? 1); i++) await weave.startWorker()
   return weave
+}
+
+function isAlive(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (!isAlive(child)) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
 }
 
 /** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
@@ -166,6 +209,8 @@ export async function waitUntil(
   }
 }
 
+const TERMINAL = ['completed', 'failed', 'cancelled']
+
 /** Polls a run until its status is one of `statuses`; returns the run. */
 export async function waitForRun(
   weave: WeaveProcesses,
@@ -178,7 +223,14 @@ export async function waitForRun(
   await waitUntil(
     async () => {
       run = (await weave.call('GET', `/v1/runs/${runId}`, { token })).body
-      return statuses.includes(run?.status)
+      if (statuses.includes(run?.status)) return true
+      // A finished run never changes again: say so now rather than at the deadline.
+      if (TERMINAL.includes(run?.status)) {
+        throw new Error(
+          `run ${runId} ended ${run.status}, not ${statuses.join(' or ')}: ${JSON.stringify(run.error)}`,
+        )
+      }
+      return false
     },
     timeoutMs,
     `run ${runId} to be ${statuses.join(' or ')} (last: ${JSON.stringify(run?.status)})`,
@@ -225,4 +277,54 @@ async function freePort(): Promise<number> {
   server.close()
   if (address === null || typeof address === 'string') throw new Error('no port')
   return address.port
+}
+
+/** Polls a run until `predicate` holds for it (e.g. waiting on a given step); returns the run. */
+export async function waitForRunWhere(
+  weave: WeaveProcesses,
+  token: string,
+  runId: string,
+  predicate: (run: any) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<any> {
+  let run: any
+  await waitUntil(
+    async () => {
+      run = (await weave.call('GET', `/v1/runs/${runId}`, { token })).body
+      return predicate(run)
+    },
+    timeoutMs,
+    `run ${runId}: ${what} (last: ${JSON.stringify({ status: run?.status, waitingOn: run?.waitingOn, error: run?.error })})`,
+  )
+  return run
+}
+
+/** Polls until the run waits on step `step`; returns the run. */
+export function waitForStep(
+  weave: WeaveProcesses,
+  token: string,
+  runId: string,
+  step: string,
+  timeoutMs = 30_000,
+): Promise<any> {
+  return waitForRunWhere(
+    weave,
+    token,
+    runId,
+    (run) => run?.status === 'waiting' && run?.waitingOn?.step === step,
+    `waiting on ${step}`,
+    timeoutMs,
+  )
+}
+
+/** A run's events, oldest first, through `GET /v1/runs/{id}/events?format=json`. */
+export async function runEvents(
+  weave: WeaveProcesses,
+  token: string,
+  runId: string,
+): Promise<Array<{ id: number; type: string; data: any; at: string }>> {
+  const res = await weave.call('GET', `/v1/runs/${runId}/events?format=json`, { token })
+  if (res.status !== 200) throw new Error(`events of ${runId}: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body.items
 }
