@@ -164,8 +164,13 @@ export class Graph {
    * Runs the graph from its entry until a stop; every stop resolves a RunResult.
    * @throws GraphValidationError, TypeError for misuse (bad input, empty runId)
    */
-  async run(input: State, o: RunOptions = {}): Promise<RunResult> {
-    return runLoop(this.#loopGraph(), this.#startRun(input, o))
+  run(input: State, o: RunOptions = {}): Promise<RunResult> {
+    // Not an async function: one promise per run fewer on the hot path; misuse still rejects.
+    try {
+      return runLoop(this.#loopGraph(), this.#startRun(input, o))
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)))
+    }
   }
 
   /** Runs lazily, one step per event pulled; the last event carries the result. */

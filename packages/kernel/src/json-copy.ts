@@ -42,7 +42,16 @@ class NotJsonError extends TypeError {
   }
 }
 
-function copyValue(value: unknown, stack: object[], freeze: boolean, key = ''): Json | undefined {
+/** Nesting depth from which cycles are looked for: real states are shallower, cycles are not. */
+const CYCLE_CHECK_DEPTH = 64
+
+function copyValue(
+  value: unknown,
+  freeze: boolean,
+  depth: number,
+  key: string | number,
+  ancestors: object[] | undefined,
+): Json | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -59,40 +68,47 @@ function copyValue(value: unknown, stack: object[], freeze: boolean, key = ''): 
   if (value === null) return null
   const obj = value as { toJSON?: unknown }
   if (typeof obj.toJSON === 'function') {
-    return copyValue((obj.toJSON as (k: string) => unknown)(key), stack, freeze, key)
+    const replaced = (obj.toJSON as (k: string) => unknown)(String(key))
+    return copyValue(replaced, freeze, depth, key, ancestors)
   }
-  if (stack.includes(obj)) throw new NotJsonError('is a cyclic structure, which is not JSON')
-  stack.push(obj)
+  // Below CYCLE_CHECK_DEPTH no ancestor list is kept (the hot path); past it, every ancestor is.
+  let path = ancestors
+  if (depth >= CYCLE_CHECK_DEPTH) {
+    if (path?.includes(obj)) throw new NotJsonError('is a cyclic structure, which is not JSON')
+    path = path ? [...path, obj] : [obj]
+  }
+  if (Array.isArray(obj)) {
+    const out: Json[] = new Array<Json>(obj.length)
+    let i = 0
+    try {
+      for (; i < obj.length; i++) out[i] = copyValue(obj[i], true, depth + 1, i, path) ?? null
+    } catch (err) {
+      if (err instanceof NotJsonError) err.segments.unshift(`[${i}]`)
+      throw err
+    }
+    return freeze ? (Object.freeze(out) as Json[]) : out
+  }
+  const out: { [k: string]: Json } = {}
+  const keys = Object.keys(obj)
   let k = ''
   try {
-    if (Array.isArray(obj)) {
-      const out: Json[] = new Array<Json>(obj.length)
-      for (let i = 0; i < obj.length; i++) {
-        k = `[${i}]`
-        out[i] = copyValue(obj[i], stack, true, String(i)) ?? null
-      }
-      return freeze ? (Object.freeze(out) as Json[]) : out
-    }
-    const out: { [k: string]: Json } = {}
-    for (k of Object.keys(obj)) {
-      const v = copyValue((obj as Record<string, unknown>)[k], stack, true, k)
+    for (k of keys) {
+      const v = copyValue((obj as Record<string, unknown>)[k], true, depth + 1, k, path)
       if (v === undefined) continue
       if (k === '__proto__') setOwn(out, k, v)
       else out[k] = v
     }
-    return freeze ? Object.freeze(out) : out
   } catch (err) {
     if (err instanceof NotJsonError) err.segments.unshift(k)
     throw err
-  } finally {
-    stack.pop()
   }
+  return freeze ? Object.freeze(out) : out
 }
 
 /** Runs a copy, turning a NotJsonError into a TypeError that names the offending key path. */
 function copyNaming(value: unknown, freeze: boolean): Json | undefined {
   try {
-    return copyValue(value, [], freeze)
+    return copyValue(value, freeze, 0, '', undefined)
   } catch (err) {
     if (!(err instanceof NotJsonError)) throw err
     const path = err.segments.reduce(

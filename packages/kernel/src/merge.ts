@@ -77,8 +77,12 @@ export function merge(state: Readonly<State>, delta: Delta, config?: MergeConfig
   for (const key of Object.keys(delta)) {
     const incoming = delta[key]
     if (incoming === undefined) continue
+    if (!config) {
+      setOwn(out, key, incoming)
+      continue
+    }
     const existing = Object.hasOwn(state, key) ? state[key] : undefined
-    setOwn(out, key, config ? config.policyFor(key)(existing, incoming) : incoming)
+    setOwn(out, key, config.policyFor(key)(existing, incoming))
   }
   return out
 }

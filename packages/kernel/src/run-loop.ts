@@ -108,7 +108,8 @@ class Loop {
 
     if (inv.start.kind === 'route') {
       if (!g.steps.has(current)) return this.stop('error', current, new StepNotFoundError(current))
-      const next = await this.route(current, this.context(current, this.seq))
+      let next = this.route(current, this.context(current, this.seq))
+      if (next instanceof Promise) next = await next
       if (typeof next !== 'string') return next
       current = next
     }
@@ -191,7 +192,8 @@ class Loop {
 
       if (yieldPhase) return this.stop('yielded', s)
 
-      const next = await this.route(s, ctx)
+      let next = this.route(s, ctx)
+      if (next instanceof Promise) next = await next
       if (typeof next !== 'string') return next
       current = next
     }
@@ -242,15 +244,27 @@ class Loop {
   }
 
   /** Step 12 of the loop: the next step, or a stop. */
-  async route(step: string, ctx: StepContext): Promise<string | RunResult> {
+  route(step: string, ctx: StepContext): string | RunResult | Promise<string | RunResult> {
     const router = this.g.steps.get(step)?.router
     if (!router) return this.stop('completed', step)
     let next: unknown
     try {
-      next = await router(this.state, ctx)
+      next = router(this.state, ctx)
     } catch (err) {
       return this.stop('error', step, asError(err))
     }
+    // Built-in routers answer synchronously; only a router that returns a promise costs a tick.
+    if (next instanceof Promise) {
+      return next.then(
+        (resolved: unknown) => this.target(step, resolved),
+        (err: unknown) => this.stop('error', step, asError(err)),
+      )
+    }
+    return this.target(step, next)
+  }
+
+  /** Checks a router's answer: END completes, a registered step continues, anything else fails. */
+  target(step: string, next: unknown): string | RunResult {
     if (typeof next !== 'string') {
       const problem = `router of step "${step}" returned ${typeof next}, not a step name`
       return this.stop('error', step, new TypeError(problem))
@@ -301,7 +315,10 @@ function normaliseDelta(
         ? 'after_step'
         : 'mid_step'
       : undefined
-  const hasControlKeys = CONTROL_KEYS.some((key) => Object.hasOwn(raw, key))
+  const hasControlKeys =
+    raw.__yield !== undefined ||
+    raw.__yield_phase !== undefined ||
+    raw.__budget_remaining !== undefined
   const source = hasControlKeys ? withoutControlKeys(raw) : raw
   return { delta: copyJson(source) as Record<string, Json>, yieldPhase }
 }
@@ -325,7 +342,8 @@ function mergeFrozen(
   budget: Budget | null,
 ): State {
   const next = merge(state, delta, config)
-  for (const key of Object.keys(delta)) deepFreeze(next[key])
+  // Without policies every merged value is the delta's own, frozen when it was copied.
+  if (config) for (const key of Object.keys(delta)) deepFreeze(next[key])
   if (budget) setOwn(next, BUDGET_KEY, budget.remaining)
   return Object.freeze(next)
 }
