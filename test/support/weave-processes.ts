@@ -38,8 +38,14 @@ export interface WeaveProcesses {
     path: string,
     o?: { token?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<ApiResponse<T>>
-  /** Starts one more worker process; returns it so a test can kill it. */
-  startWorker(): Promise<ChildProcess>
+  /**
+   * Starts one more worker process; returns it so a test can kill it. `env` overrides this
+   * Weave's environment for that worker; `pipeOutput` gives the child's stdout and stderr as
+   * streams instead of the test's own.
+   */
+  startWorker(o?: { env?: Record<string, string>; pipeOutput?: boolean }): Promise<ChildProcess>
+  /** @throws Error naming each API or worker process that exited without being told to. */
+  assertRunning(): void
   /** Kills a worker with SIGKILL (no graceful shutdown) and waits until it is gone. */
   killWorker(worker: ChildProcess): Promise<void>
   workers: ChildProcess[]
@@ -96,21 +102,31 @@ async function launch(
     ...o.env,
   }
   const workers: ChildProcess[] = []
-  const spawnCli = (command: string) => {
-    const args =
-      command === 'api' && process.env.WEAVE_E2E_DEV_API === '1'
-        ? ['test/support/dev-api.ts']
-        : ['apps/cli/src/main.ts', command]
+  const unexpectedExits: string[] = []
+  const spawnCli = (
+    command: string,
+    extra: { env?: Record<string, string>; pipeOutput?: boolean } = {},
+  ) => {
+    const args = ['apps/cli/src/main.ts', command]
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
       cwd: ROOT,
-      env,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...env, ...extra.env },
+      stdio: [
+        'ignore',
+        extra.pipeOutput ? 'pipe' : 'inherit',
+        extra.pipeOutput ? 'pipe' : 'inherit',
+      ],
     })
     children.push(child)
+    child.on('exit', (code, signal) => {
+      if (!stopping.has(child)) unexpectedExits.push(`weave ${command} (${code ?? signal})`)
+    })
     return child
   }
   const baseUrl = `http://127.0.0.1:${port}`
   const api = spawnCli('api')
+  // Workers boot (seconds of module loading) while the API does; they need nothing from it.
+  for (let i = 0; i < (o.workers ?? 1); i++) workers.push(spawnCli('worker'))
   await waitUntil(
     async () => {
       if (!isAlive(api)) throw new Error(`the API exited early (${api.exitCode ?? api.signalCode})`)
@@ -153,13 +169,19 @@ async function launch(
       if (/json/.test(res.headers.get('content-type') ?? '') && text !== '') body = JSON.parse(text)
       return { status: res.status, headers: res.headers, body: body as never }
     },
-    async startWorker() {
-      const worker = spawnCli('worker')
+    async startWorker(extra = {}) {
+      const worker = spawnCli('worker', extra)
       workers.push(worker)
       return worker
     },
+    assertRunning() {
+      if (unexpectedExits.length > 0) {
+        throw new Error(`exited unexpectedly: ${unexpectedExits.join(', ')}`)
+      }
+    },
     async killWorker(worker) {
       if (!isAlive(worker)) return
+      stopping.add(worker)
       const exited = once(worker, 'exit')
       worker.kill('SIGKILL')
       await exited
@@ -173,11 +195,11 @@ async function launch(
         dropDatabase(databaseUrl),
         deleteQueueKeys(queuePrefix),
       ])
-      const failed = [...results, ...cleanup].find((r) => r.status === 'rejected')
-      if (failed) throw (failed).reason
+      for (const result of [...results, ...cleanup]) {
+        if (result.status === 'rejected') throw result.reason
+      }
     },
   }
-  for (let i = 0; i < (o.workers ?? 1); i++) await weave.startWorker()
   return weave
 }
 
@@ -185,8 +207,12 @@ function isAlive(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null
 }
 
+// Children this harness is ending on purpose; any other exit is a crash worth reporting.
+const stopping = new WeakSet<ChildProcess>()
+
 async function terminate(child: ChildProcess): Promise<void> {
   if (!isAlive(child)) return
+  stopping.add(child)
   const exited = once(child, 'exit')
   child.kill('SIGTERM')
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
@@ -194,17 +220,22 @@ async function terminate(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-/** Polls `check` until it holds, failing with `what` after `timeoutMs`. */
+/**
+ * Polls `check` until it holds, failing with `what` after `timeoutMs`; `what` may be a function,
+ * so the message can describe the last thing seen.
+ */
 export async function waitUntil(
   check: () => Promise<boolean> | boolean,
   timeoutMs: number,
-  what: string,
+  what: string | (() => string),
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await check()) return
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    if (Date.now() > deadline) {
+      const described = typeof what === 'function' ? what() : what
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${described}`)
+    }
     await new Promise((r) => setTimeout(r, 100))
   }
 }
@@ -222,6 +253,7 @@ export async function waitForRun(
   let run: any
   await waitUntil(
     async () => {
+      weave.assertRunning()
       run = (await weave.call('GET', `/v1/runs/${runId}`, { token })).body
       if (statuses.includes(run?.status)) return true
       // A finished run never changes again: say so now rather than at the deadline.
@@ -233,7 +265,7 @@ export async function waitForRun(
       return false
     },
     timeoutMs,
-    `run ${runId} to be ${statuses.join(' or ')} (last: ${JSON.stringify(run?.status)})`,
+    () => `run ${runId} to be ${statuses.join(' or ')} (last: ${JSON.stringify(run?.status)})`,
   )
   return run
 }
@@ -291,11 +323,13 @@ export async function waitForRunWhere(
   let run: any
   await waitUntil(
     async () => {
+      weave.assertRunning()
       run = (await weave.call('GET', `/v1/runs/${runId}`, { token })).body
       return predicate(run)
     },
     timeoutMs,
-    `run ${runId}: ${what} (last: ${JSON.stringify({ status: run?.status, waitingOn: run?.waitingOn, error: run?.error })})`,
+    () =>
+      `run ${runId}: ${what} (last: ${JSON.stringify({ status: run?.status, waitingOn: run?.waitingOn, error: run?.error })})`,
   )
   return run
 }
@@ -325,6 +359,7 @@ export async function runEvents(
   runId: string,
 ): Promise<Array<{ id: number; type: string; data: any; at: string }>> {
   const res = await weave.call('GET', `/v1/runs/${runId}/events?format=json`, { token })
-  if (res.status !== 200) throw new Error(`events of ${runId}: ${res.status} ${JSON.stringify(res.body)}`)
+  if (res.status !== 200)
+    throw new Error(`events of ${runId}: ${res.status} ${JSON.stringify(res.body)}`)
   return res.body.items
 }

@@ -48,4 +48,16 @@ export { sortOpenApiDocument } from './http/openapi.js'
 export { jsonPointer } from './http/validation.js'
 export { Problem } from './schemas/problem.js'
 export { renderOpenApiDocument } from './openapi-document.js'
-export { resourceRoutes, type ApiServices } from './routes/index.js'
+export { resourceRoutes } from './routes/index.js'
+export {
+  createApiServices,
+  type ApiServiceDeps,
+  type ApiServices,
+} from './services/api-services.js'
+export type { AuditContext, ServiceDeps } from './services/deps.js'
+export type { GraphService } from './services/graph-service.js'
+export type { RunService } from './services/run-service.js'
+export type { RunActions } from './services/run-actions.js'
+export { toApprovalView, type ApprovalService } from './services/approval-service.js'
+export type { AuditService } from './services/audit-service.js'
+export { topologyToMermaid } from './services/mermaid.js'

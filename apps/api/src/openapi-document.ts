@@ -19,7 +19,7 @@ export async function renderOpenApiDocument(
     log: createLogger({ level: 'silent' }),
     routes,
     // Route plugins only capture their services at registration; no handler runs here.
-    services: {},
+    services: {} as ApiServices,
   })
   try {
     await app.ready()

@@ -1,4 +1,13 @@
-import { buildApp, createDependencyChecks, type App, type Config } from '@weave/api'
+import {
+  buildApp,
+  createApiServices,
+  createDependencyChecks,
+  resourceRoutes,
+  type App,
+  type Config,
+} from '@weave/api'
+import { createDb } from '@weave/db'
+import { createJobQueues, redisConnection } from '@weave/queue'
 import type { Logger } from 'pino'
 
 /** The API with its dependencies, ready to listen; `close` releases everything it opened. */
@@ -9,13 +18,30 @@ export interface ComposedApi {
 
 /** Builds the API from its configuration: database, queues, services and routes. */
 export function composeApi(config: Config, log: Logger): ComposedApi {
+  const database = createDb({
+    connectionString: config.databaseUrl,
+    onError: (err) => log.warn({ err }, 'idle database connection failed'),
+  })
+  const queues = createJobQueues({
+    connection: redisConnection(config.redisUrl),
+    prefix: config.queuePrefix,
+  })
+  const services = createApiServices({ database, queues, log })
   const dependencies = createDependencyChecks(config)
-  const app = buildApp({ config, log, checks: dependencies.checks })
+  const app = buildApp({
+    config,
+    log,
+    checks: dependencies.checks,
+    services,
+    routes: resourceRoutes,
+  })
   return {
     app,
     async close() {
       await app.close()
       await dependencies.close()
+      await queues.close()
+      await database.close()
     },
   }
 }

@@ -153,7 +153,7 @@ describe('the worker', () => {
       tenant,
       reason: 'approval-decided',
       atSeq: Number((waiting!.waitingOn as { atSeq: number }).atSeq),
-      input: { review: decided.settled! },
+      input: { review: decided.settled as never },
     })
     const done = await until(
       () => runOf(id),

@@ -16,6 +16,46 @@ export const errorCodeProblems: ReadonlyMap<string, CodeMapping> = new Map<strin
   // @weave/kernel (KernelErrorCode)
   ['checkpoint-not-found', { problem: 'not-found' }],
   ['graph-validation', { problem: 'unprocessable' }],
+  // @weave/db (DbErrorCode) and its GraphRegistry
+  ['run-not-found', { problem: 'run-not-found', detail: 'No such run.' }],
+  ['approval-not-found', { problem: 'approval-not-found', detail: 'No such approval.' }],
+  ['graph-not-found', { problem: 'graph-not-found', detail: 'No such graph or graph version.' }],
+  [
+    'invalid-cursor',
+    { problem: 'invalid-cursor', detail: 'The cursor is not one this server issued.' },
+  ],
+  [
+    'idempotency-conflict',
+    {
+      problem: 'idempotency-conflict',
+      detail: 'This Idempotency-Key was already used with a different request body.',
+    },
+  ],
+  ['approval-settled', { problem: 'approval-settled', detail: 'The approval is already settled.' }],
+  ['approval-expired', { problem: 'approval-expired', detail: 'The approval has expired.' }],
+  [
+    'already-decided',
+    { problem: 'already-decided', detail: 'You have already decided this approval.' },
+  ],
+  [
+    'material-mismatch',
+    {
+      problem: 'material-mismatch',
+      detail:
+        'The materialHash does not match what the approval shows; reload it and decide again.',
+    },
+  ],
+  [
+    'separation-of-duties',
+    {
+      problem: 'separation-of-duties',
+      detail: 'The subject who started the run cannot decide its approvals.',
+    },
+  ],
+  [
+    'not-an-approver',
+    { problem: 'not-an-approver', detail: "You are not one of the approval's approvers." },
+  ],
   // Postgres SQLSTATE
   ['23505', { problem: 'conflict', detail: 'The resource already exists.' }],
   ['40001', { problem: 'conflict', detail: 'A concurrent change conflicted; retry the request.' }],

@@ -1,10 +1,21 @@
 import type { RoutePlugin } from '../app.js'
+import type { ApiServices } from '../services/api-services.js'
+import { approvalRoutes } from './approvals.js'
+import { auditRoutes } from './audit.js'
+import { graphRoutes } from './graphs.js'
+import { runEventRoutes } from './run-events.js'
+import { runRoutes } from './runs.js'
 
-/** The services every resource route plugin receives as its options. */
-export type ApiServices = Record<never, never>
+export type { ApiServices } from '../services/api-services.js'
 
 /**
  * Every resource route plugin, in registration order. The CLI and scripts/openapi.ts register
  * this list, so a route added here is served and documented.
  */
-export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = []
+export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
+  graphRoutes,
+  runRoutes,
+  runEventRoutes,
+  approvalRoutes,
+  auditRoutes,
+]

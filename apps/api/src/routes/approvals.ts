@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { problemResponses } from '../http/problem-responses.js'
+import {
+  ApprovalPage,
+  ApprovalView,
+  DecisionBody,
+  ListApprovalsQuery,
+} from '../schemas/approvals.js'
+import { IdParams } from '../schemas/common.js'
+import type { ApiServices } from '../services/api-services.js'
+import { auditContext } from './audit-context.js'
+
+const TAGS = ['approvals']
+
+/** `/v1/approvals`: read approvals and decide them. */
+export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { approvals }) => {
+  app.get(
+    '/v1/approvals',
+    {
+      onRequest: app.requireScope('approvals:read'),
+      schema: {
+        operationId: 'listApprovals',
+        summary: "List the tenant's approvals, newest first",
+        tags: TAGS,
+        querystring: ListApprovalsQuery,
+        response: { 200: ApprovalPage, ...problemResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => approvals.list(request.tenant, request.query),
+  )
+
+  app.get(
+    '/v1/approvals/:id',
+    {
+      onRequest: app.requireScope('approvals:read'),
+      schema: {
+        operationId: 'getApproval',
+        summary: 'Get an approval with its decisions',
+        tags: TAGS,
+        params: IdParams,
+        response: { 200: ApprovalView, ...problemResponses(401, 403, 404, 429) },
+      },
+    },
+    async (request) => approvals.get(request.tenant, request.params.id),
+  )
+
+  app.post(
+    '/v1/approvals/:id/decision',
+    {
+      onRequest: app.requireScope('approvals:decide'),
+      schema: {
+        operationId: 'decideApproval',
+        summary: 'Approve or reject; a settled approval resumes its run once',
+        tags: TAGS,
+        params: IdParams,
+        body: DecisionBody,
+        response: {
+          200: ApprovalView,
+          ...problemResponses(400, 401, 403, 404, 409, 415, 429, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, principal, params, body } = request
+      return approvals.decide(tenant, principal, params.id, body, auditContext(request))
+    },
+  )
+}

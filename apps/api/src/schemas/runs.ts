@@ -1,0 +1,234 @@
+import { RUN_STATUSES } from '@weave/db'
+import { z } from 'zod'
+import { GraphName } from './graphs.js'
+import { JsonObject, PageQuery, StoredJsonObject, Text, Timestamp, pageOf } from './common.js'
+
+const RUN_ID = '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11'
+
+/** A run's status. */
+export const RunStatus = z.enum(RUN_STATUSES)
+
+/** `POST /v1/runs`. */
+export const StartRunBody = z
+  .strictObject({
+    graph: GraphName,
+    version: z.int().min(1).optional().meta({ description: 'Default: the latest version' }),
+    input: JsonObject.default({}).meta({
+      description: "The run's initial state; checked against the spec's input schema",
+    }),
+  })
+  .meta({
+    id: 'StartRunBody',
+    examples: [{ graph: 'refunds', input: { amount: 120, customer: 'c_42' } }],
+  })
+/** `POST /v1/runs`. */
+export type StartRunBody = z.infer<typeof StartRunBody>
+
+/** `POST /v1/runs` headers. */
+export const StartRunHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description: 'Replays the original run for 24 h when sent again with the same body',
+      examples: ['refund-c_42-2025-01-31'],
+    }),
+})
+
+/** What a waiting run waits for: an approval, outside input, or a timer. */
+export const WaitingOn = z
+  .looseObject({
+    kind: z.string().meta({ examples: ['approval', 'input', 'wait'] }),
+    step: z.string(),
+  })
+  .meta({ id: 'WaitingOn', examples: [{ kind: 'approval', step: 'review', approvalId: RUN_ID }] })
+
+/** A run without its state, as lists show it. */
+export const RunSummary = z
+  .object({
+    id: z.uuid(),
+    graph: z.string(),
+    version: z.int(),
+    status: RunStatus,
+    stopReason: z.string().nullable(),
+    lastStep: z.string().nullable(),
+    steps: z.int(),
+    error: z.unknown().nullable().meta({ description: 'Why a failed run failed' }),
+    waitingOn: WaitingOn.nullable(),
+    cancelRequested: z.boolean(),
+    createdBy: z.string(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    finishedAt: Timestamp.nullable(),
+    forkedFrom: z.uuid().nullable(),
+    forkedSeq: z.int().nullable(),
+  })
+  .meta({ id: 'RunSummary' })
+/** A run without its state. */
+export type RunSummary = z.infer<typeof RunSummary>
+
+/** A run with its latest state and pending approvals. */
+export const RunView = RunSummary.extend({
+  state: StoredJsonObject.meta({
+    description: "The latest checkpoint's state without the engine's `__` keys ({} before one)",
+  }),
+  pendingApprovals: z.array(z.uuid()).meta({ description: 'Ids of pending approvals' }),
+}).meta({
+  id: 'Run',
+  examples: [
+    {
+      id: RUN_ID,
+      graph: 'refunds',
+      version: 2,
+      status: 'waiting',
+      stopReason: 'yielded',
+      lastStep: 'review',
+      steps: 2,
+      state: { amount: 120, customer: 'c_42', risk: 'high' },
+      error: null,
+      pendingApprovals: ['5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'],
+      waitingOn: {
+        kind: 'approval',
+        step: 'review',
+        approvalId: '5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+        atSeq: 2,
+      },
+      cancelRequested: false,
+      createdBy: 'alice',
+      createdAt: '2025-01-31T09:30:00.000Z',
+      updatedAt: '2025-01-31T09:30:01.000Z',
+      finishedAt: null,
+      forkedFrom: null,
+      forkedSeq: null,
+    },
+  ],
+})
+/** A run with its latest state and pending approvals. */
+export type RunView = z.infer<typeof RunView>
+
+/** `GET /v1/runs`. */
+export const RunPage = pageOf(RunSummary).meta({ id: 'RunPage' })
+/** `GET /v1/runs`. */
+export type RunPage = z.infer<typeof RunPage>
+
+/** `GET /v1/runs` query. */
+export const ListRunsQuery = PageQuery.extend({
+  status: RunStatus.optional(),
+  graph: GraphName.optional(),
+})
+
+/** One history entry of a run. */
+export const CheckpointInfo = z
+  .object({
+    seq: z.int(),
+    lastStep: z.string(),
+    status: z.enum(['step_done', 'yielded', 'failed']),
+    yieldPhase: z.enum(['mid_step', 'after_step']).optional(),
+    savedAt: Timestamp,
+  })
+  .meta({ id: 'CheckpointInfo' })
+/** One history entry of a run. */
+export type CheckpointInfo = z.infer<typeof CheckpointInfo>
+
+/** `GET /v1/runs/{id}/history`, oldest first. */
+export const RunHistory = z.object({ items: z.array(CheckpointInfo) }).meta({
+  id: 'RunHistory',
+  examples: [
+    {
+      items: [
+        { seq: 1, lastStep: 'classify', status: 'step_done', savedAt: '2025-01-31T09:30:00.500Z' },
+        {
+          seq: 2,
+          lastStep: 'review',
+          status: 'yielded',
+          yieldPhase: 'mid_step',
+          savedAt: '2025-01-31T09:30:01.000Z',
+        },
+      ],
+    },
+  ],
+})
+/** `GET /v1/runs/{id}/history`. */
+export type RunHistory = z.infer<typeof RunHistory>
+
+/** One checkpoint with its state (without `__` keys). */
+export const CheckpointView = CheckpointInfo.extend({ state: StoredJsonObject }).meta({
+  id: 'Checkpoint',
+})
+/** One checkpoint with its state. */
+export type CheckpointView = z.infer<typeof CheckpointView>
+
+/** `/v1/runs/{id}/history/{seq}` path. */
+export const CheckpointParams = z.object({
+  id: z.string(),
+  seq: z.coerce.number().int().min(0).max(2_147_483_647),
+})
+
+/** `POST /v1/runs/{id}/fork`. */
+export const ForkRunBody = z
+  .strictObject({
+    seq: z
+      .int()
+      .min(0)
+      .max(2_147_483_647)
+      .meta({ description: 'The history entry to continue from' }),
+    input: JsonObject.optional().meta({ description: 'Merged into the forked state' }),
+  })
+  .meta({ id: 'ForkRunBody', examples: [{ seq: 1, input: { amount: 80 } }] })
+/** `POST /v1/runs/{id}/fork`. */
+export type ForkRunBody = z.infer<typeof ForkRunBody>
+
+const ResumeRunFields = z
+  .strictObject({
+    input: JsonObject.optional().meta({
+      description: "The waiting input step's answer, or state merged in before a retry",
+    }),
+  })
+  .meta({ id: 'ResumeRunBody', examples: [{ input: { address: '1 Main St' } }] })
+
+/** `POST /v1/runs/{id}/resume`; the body may be left out (a retry without input). */
+export const ResumeRunBody = ResumeRunFields.nullish().transform((body) => body ?? {})
+/** `POST /v1/runs/{id}/resume`. */
+export type ResumeRunBody = z.infer<typeof ResumeRunBody>
+
+/** A run event; `id` is its sequence number within the run. */
+export const RunEvent = z
+  .object({
+    id: z.int(),
+    type: z.string(),
+    data: z.unknown(),
+    at: Timestamp,
+  })
+  .meta({ id: 'RunEvent' })
+/** A run event. */
+export type RunEvent = z.infer<typeof RunEvent>
+
+/** `GET /v1/runs/{id}/events?format=json`, oldest first. */
+export const RunEventPage = pageOf(RunEvent).meta({
+  id: 'RunEventPage',
+  examples: [
+    {
+      items: [
+        {
+          id: 1,
+          type: 'run.queued',
+          data: { graph: 'refunds', version: 2 },
+          at: '2025-01-31T09:30:00.000Z',
+        },
+        { id: 2, type: 'run.started', data: {}, at: '2025-01-31T09:30:00.200Z' },
+      ],
+      nextCursor: null,
+    },
+  ],
+})
+/** `GET /v1/runs/{id}/events?format=json`. */
+export type RunEventPage = z.infer<typeof RunEventPage>
+
+/** `GET /v1/runs/{id}/events` query. */
+export const RunEventsQuery = z.object({
+  format: z.enum(['json']).optional().meta({ description: '`json` for a JSON list' }),
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  cursor: Text().min(1).max(64).optional(),
+})

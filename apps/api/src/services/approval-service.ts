@@ -1,0 +1,160 @@
+import type { Json } from '@weave/kernel'
+import {
+  appendAudit,
+  appendRunEvent,
+  decideApproval,
+  getApproval,
+  getRun,
+  listApprovals,
+  withTenant,
+  type Approval,
+  type ApprovalOutcome,
+  type ResumeJob,
+  type TenantTx,
+} from '@weave/db'
+import type { Principal } from '../auth/principal.js'
+import { NotFoundError } from '../http/app-errors.js'
+import type {
+  ApprovalPage,
+  ApprovalView,
+  DecisionBody,
+  ListApprovalsQuery,
+} from '../schemas/approvals.js'
+import type { z } from 'zod'
+import { enqueueOrUnavailable, type AuditContext, type ServiceDeps } from './deps.js'
+
+/** Approvals as the API offers them. */
+export interface ApprovalService {
+  /** The tenant's approvals, newest first. @throws InvalidCursorError (`invalid-cursor`) */
+  list(tenant: string, query: z.infer<typeof ListApprovalsQuery>): Promise<ApprovalPage>
+  /** One approval with its decisions. @throws {NotFoundError} */
+  get(tenant: string, id: string): Promise<ApprovalView>
+  /**
+   * The one way the API decides an approval, whatever the path (this endpoint, approval links):
+   * records the decision with its run event and audit event in one transaction, and once the
+   * approval settles, resumes its run exactly once (the job id is the approval id).
+   * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`,
+   *   `already-decided`, `material-mismatch`; `separation-of-duties`, `not-an-approver`
+   * @throws {ServiceUnavailableError} when the settled run cannot be enqueued
+   */
+  decide(
+    tenant: string,
+    principal: Pick<Principal, 'subject' | 'scopes'>,
+    approvalId: string,
+    body: DecisionBody,
+    context: AuditContext,
+  ): Promise<ApprovalView>
+}
+
+/** Builds the {@link ApprovalService}. */
+export function createApprovalService(deps: ServiceDeps): ApprovalService {
+  const { database } = deps
+  return {
+    async list(tenant, query) {
+      const page = await withTenant(database, tenant, (tx) => listApprovals(tx, query))
+      return { items: page.items.map(toApprovalView), nextCursor: page.nextCursor }
+    },
+
+    async get(tenant, id) {
+      const approval = await withTenant(database, tenant, (tx) => getApproval(tx, id))
+      if (!approval)
+        throw new NotFoundError(`No approval ${id}.`, { problem: 'approval-not-found' })
+      return toApprovalView(approval)
+    },
+
+    async decide(tenant, principal, approvalId, body, context) {
+      const { approval, resume } = await withTenant(database, tenant, async (tx) => {
+        const result = await decideApproval(tx, {
+          approvalId,
+          subject: principal.subject,
+          subjectScopes: [...principal.scopes],
+          decision: body.decision,
+          comment: body.comment ?? null,
+          input: (body.input ?? null) as Json | null,
+          materialHash: body.materialHash ?? null,
+        })
+        const { approval, settled } = result
+        const details = {
+          approvalId: approval.id,
+          runId: approval.runId,
+          step: approval.step,
+          by: principal.subject,
+          decision: body.decision,
+          comment: body.comment ?? null,
+          status: settled?.status ?? 'pending',
+        }
+        await appendRunEvent(tx, approval.runId, 'approval.decided', details)
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'approval.decided',
+          target: { kind: 'approval', id: approval.id },
+          requestId: context.requestId,
+          ip: context.ip,
+          details,
+        })
+        return { approval, resume: settled ? await resumeJob(tx, tenant, approval, settled) : null }
+      })
+      if (resume) await enqueueOrUnavailable(() => deps.queues.enqueueResume(approvalId, resume))
+      return toApprovalView(approval)
+    },
+  }
+}
+
+/**
+ * The job that resumes a settled approval's run: every decision's `input` merged in order, then
+ * the outcome under the step's `saveAs` key (last, so no decider's input can overwrite it), at
+ * the checkpoint the run waits at.
+ */
+async function resumeJob(
+  tx: TenantTx,
+  tenant: string,
+  approval: Approval,
+  outcome: ApprovalOutcome,
+): Promise<ResumeJob> {
+  const input: ResumeJob['input'] = {}
+  for (const decision of approval.decisions) {
+    if (isObject(decision.input)) Object.assign(input, decision.input)
+  }
+  input[approval.saveAs] = {
+    status: outcome.status,
+    decisions: outcome.decisions as unknown as Json,
+  }
+  const run = await getRun(tx, approval.runId)
+  const atSeq = isObject(run?.waitingOn) ? run.waitingOn.atSeq : undefined
+  return {
+    runId: approval.runId,
+    tenant,
+    reason: 'approval-decided',
+    input,
+    ...(typeof atSeq === 'number' ? { atSeq } : {}),
+  }
+}
+
+function isObject(value: unknown): value is Record<string, never> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** An approval row with its decisions, as clients see it. */
+export function toApprovalView(approval: Approval): ApprovalView {
+  return {
+    id: approval.id,
+    runId: approval.runId,
+    step: approval.step,
+    status: approval.status,
+    title: approval.title,
+    details: approval.details ?? null,
+    materialHash: approval.materialHash,
+    approvers: approval.approvers,
+    required: approval.required,
+    separationOfDuties: approval.separationOfDuties,
+    decisions: approval.decisions.map((d) => ({
+      by: d.subject,
+      decision: d.decision,
+      comment: d.comment,
+      at: d.at.toISOString(),
+    })),
+    expiresAt: approval.expiresAt?.toISOString() ?? null,
+    createdAt: approval.createdAt.toISOString(),
+    settledAt: approval.settledAt?.toISOString() ?? null,
+  }
+}

@@ -1,0 +1,252 @@
+import {
+  appendAudit,
+  archiveGraph,
+  getGraph,
+  getGraphVersion,
+  getLatestGraphVersion,
+  listGraphVersions,
+  listGraphs,
+  registerGraphVersion,
+  withTenant,
+  type GraphRow,
+  type GraphVersionRow,
+  type GraphVersionSummary as GraphVersionSummaryRow,
+  type TenantTx,
+} from '@weave/db'
+import type { Principal } from '../auth/principal.js'
+import { NotFoundError, UnprocessableError } from '../http/app-errors.js'
+import type {
+  GraphPage,
+  GraphVersionSummary,
+  GraphVersionView,
+  GraphView,
+  RegisterGraphBody,
+  RegisteredGraph,
+  TopologyView,
+} from '../schemas/graphs.js'
+import { GraphName, GraphSpec, specDigest, specTopology, validateSpec } from '@weave/spec'
+import type { AuditContext, ServiceDeps } from './deps.js'
+
+/** The graph registry as the API offers it. */
+export interface GraphService {
+  /**
+   * Validates and registers a spec: a new version, or the latest when its digest is the same.
+   * @throws {UnprocessableError} with every problem of an invalid spec
+   */
+  register(
+    tenant: string,
+    principal: Principal,
+    body: RegisterGraphBody,
+    context: AuditContext,
+  ): Promise<{ graph: RegisteredGraph; created: boolean }>
+  /** The tenant's graphs, newest first. @throws InvalidCursorError (`invalid-cursor`) */
+  list(
+    tenant: string,
+    query: { limit: number; cursor?: string | undefined; includeArchived: boolean },
+  ): Promise<GraphPage>
+  /** A graph with its latest version and version list. @throws {NotFoundError} */
+  get(tenant: string, name: string): Promise<GraphView>
+  /** One version with its spec. @throws {NotFoundError} */
+  version(tenant: string, name: string, version: string): Promise<GraphVersionView>
+  /** The topology of a version (the latest by default) and its entry. @throws {NotFoundError} */
+  topology(
+    tenant: string,
+    name: string,
+    version?: number,
+  ): Promise<{ topology: TopologyView; entry: string }>
+  /** Archives a graph: no new runs; existing runs finish. @throws {NotFoundError} */
+  archive(
+    tenant: string,
+    principal: Principal,
+    name: string,
+    context: AuditContext,
+  ): Promise<GraphView>
+}
+
+const MAX_VERSION = 2_147_483_647
+
+/** Builds the {@link GraphService}. */
+export function createGraphService({ database }: ServiceDeps): GraphService {
+  return {
+    async register(tenant, principal, body, context) {
+      return withTenant(database, tenant, async (tx) => {
+        const result = await validateSpec(body.spec, {
+          selfName: body.name,
+          resolveGraph: async (name, version) => {
+            const row = await findVersion(tx, name, version)
+            return row ? GraphSpec.parse(row.spec) : undefined
+          },
+        })
+        if (!result.ok) {
+          const errors = result.problems.map((p) => ({
+            path: `/body/spec${p.path}`,
+            message: p.message,
+          }))
+          throw new UnprocessableError(
+            `The graph spec is invalid: ${errors.length} problem${errors.length === 1 ? '' : 's'}.`,
+            errors,
+            { problem: 'invalid-graph-spec' },
+          )
+        }
+        const wasArchived = Boolean((await getGraph(tx, body.name))?.archivedAt)
+        const registered = await registerGraphVersion(tx, {
+          name: body.name,
+          spec: result.spec,
+          digest: specDigest(result.spec),
+          description: body.description ?? null,
+          createdBy: principal.subject,
+        })
+        // Registering un-archives an archived graph: a change worth its audit event too.
+        if (registered.created || wasArchived) {
+          await appendAudit(tx, {
+            actor: principal.subject,
+            action: 'graph.registered',
+            target: { kind: 'graph', id: body.name },
+            requestId: context.requestId,
+            ip: context.ip,
+            details: {
+              version: registered.version,
+              digest: registered.digest,
+              created: registered.created,
+            },
+          })
+        }
+        const { name, version, digest, createdAt } = registered
+        return {
+          graph: { name, version, digest, createdAt: createdAt.toISOString() },
+          created: registered.created,
+        }
+      })
+    },
+
+    async list(tenant, query) {
+      const page = await withTenant(database, tenant, (tx) => listGraphs(tx, query))
+      return {
+        items: page.items.map((g) => ({
+          name: g.name,
+          latestVersion: g.latestVersion,
+          digest: g.digest,
+          description: g.description,
+          archivedAt: g.archivedAt?.toISOString() ?? null,
+          createdAt: g.createdAt.toISOString(),
+          updatedAt: g.updatedAt.toISOString(),
+        })),
+        nextCursor: page.nextCursor,
+      }
+    },
+
+    async get(tenant, name) {
+      return withTenant(database, tenant, async (tx) => graphView(tx, await requireGraph(tx, name)))
+    },
+
+    async version(tenant, name, version) {
+      const number = /^[1-9][0-9]{0,9}$/.test(version) ? Number(version) : NaN
+      const row = await withTenant(database, tenant, async (tx) =>
+        isGraphName(name) && number <= MAX_VERSION ? getGraphVersion(tx, name, number) : null,
+      )
+      if (!row) throw versionNotFound(name, version)
+      return versionView(row)
+    },
+
+    async topology(tenant, name, version) {
+      const row = await withTenant(database, tenant, async (tx) => {
+        await requireGraph(tx, name)
+        return findVersion(tx, name, version)
+      })
+      if (!row) throw versionNotFound(name, String(version))
+      const spec = GraphSpec.parse(row.spec)
+      return { topology: orderFromEntry(specTopology(spec), spec.entry), entry: spec.entry }
+    },
+
+    async archive(tenant, principal, name, context) {
+      return withTenant(database, tenant, async (tx) => {
+        const graph = await requireGraph(tx, name)
+        if (graph.archivedAt) return graphView(tx, graph)
+        const archived = (await archiveGraph(tx, name)) as GraphRow
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'graph.archived',
+          target: { kind: 'graph', id: name },
+          requestId: context.requestId,
+          ip: context.ip,
+        })
+        return graphView(tx, archived)
+      })
+    },
+  }
+}
+
+/**
+ * The topology with steps in breadth-first order from the entry (edges follow their step). A
+ * spec is stored as jsonb, which keeps no key order, so document order cannot be recovered.
+ */
+function orderFromEntry(topology: TopologyView, entry: string): TopologyView {
+  const order = new Map<string, number>()
+  const queue = [entry]
+  for (let step = queue.shift(); step !== undefined; step = queue.shift()) {
+    if (order.has(step)) continue
+    order.set(step, order.size)
+    for (const edge of topology.edges)
+      if (edge.from === step && edge.to !== null) queue.push(edge.to)
+  }
+  const rank = (step: string) => order.get(step) ?? order.size
+  return {
+    nodes: topology.nodes.toSorted((a, b) => rank(a.id) - rank(b.id)),
+    edges: topology.edges.toSorted((a, b) => rank(a.from) - rank(b.from)),
+  }
+}
+
+function isGraphName(name: string): boolean {
+  return GraphName.safeParse(name).success
+}
+
+async function requireGraph(tx: TenantTx, name: string): Promise<GraphRow> {
+  const graph = isGraphName(name) ? await getGraph(tx, name) : null
+  if (!graph) throw new NotFoundError(`No graph named "${name}".`, { problem: 'graph-not-found' })
+  return graph
+}
+
+async function findVersion(
+  tx: TenantTx,
+  name: string,
+  version: number | undefined,
+): Promise<GraphVersionRow | null> {
+  if (!isGraphName(name)) return null
+  return version === undefined
+    ? getLatestGraphVersion(tx, name)
+    : getGraphVersion(tx, name, version)
+}
+
+function versionNotFound(name: string, version: string): NotFoundError {
+  return new NotFoundError(`Graph "${name}" has no version ${version}.`, {
+    problem: 'graph-version-not-found',
+  })
+}
+
+async function graphView(tx: TenantTx, graph: GraphRow): Promise<GraphView> {
+  const latest = await getLatestGraphVersion(tx, graph.name)
+  // A graph row is only ever inserted with its first version, in one transaction.
+  if (!latest) throw versionNotFound(graph.name, 'latest')
+  const versions = await listGraphVersions(tx, graph.name)
+  return {
+    name: graph.name,
+    archivedAt: graph.archivedAt?.toISOString() ?? null,
+    createdAt: graph.createdAt.toISOString(),
+    latest: versionView(latest),
+    versions: versions.map(versionSummary),
+  }
+}
+
+function versionSummary(row: GraphVersionSummaryRow): GraphVersionSummary {
+  return {
+    version: row.version,
+    digest: row.digest,
+    description: row.description,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+  }
+}
+
+function versionView(row: GraphVersionRow): GraphVersionView {
+  return { ...versionSummary(row), name: row.graphName, spec: row.spec as Record<string, unknown> }
+}

@@ -1,0 +1,159 @@
+import type { Json } from '@weave/kernel'
+import {
+  appendAudit,
+  appendRunEvent,
+  createRun,
+  hashJson,
+  listRunEvents,
+  listRuns,
+  withTenant,
+} from '@weave/db'
+import { GraphSpec, validateRunInput } from '@weave/spec'
+import type { Principal } from '../auth/principal.js'
+import { BadRequestError, NotFoundError } from '../http/app-errors.js'
+import type {
+  CheckpointView,
+  ListRunsQuery,
+  RunEventPage,
+  RunEventsQuery,
+  RunHistory,
+  RunPage,
+  RunView,
+  StartRunBody,
+} from '../schemas/runs.js'
+import type { z } from 'zod'
+import { readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
+import { enqueueRunOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
+import { createRunActions, type RunActions } from './run-actions.js'
+import { runnableVersion } from './runnable-graph.js'
+import { pendingApprovalIds, requireRun, toRunSummary, toRunView } from './run-views.js'
+
+/** Runs as the API offers them: start, read, and (see {@link RunActions}) steer. */
+export interface RunService extends RunActions {
+  /**
+   * Starts a run, or returns the run an `Idempotency-Key` already names (`created: false`).
+   * @throws {NotFoundError} unknown graph or version; {ConflictError} archived graph
+   * @throws {BadRequestError} input that fails the spec's input schema
+   * @throws IdempotencyConflictError (`idempotency-conflict`) for a key reused with another body
+   */
+  start(
+    tenant: string,
+    principal: Principal,
+    body: StartRunBody,
+    options: { idempotencyKey?: string | undefined; context: AuditContext },
+  ): Promise<{ run: RunView; created: boolean }>
+  /** The tenant's runs, newest first. @throws InvalidCursorError (`invalid-cursor`) */
+  list(tenant: string, query: z.infer<typeof ListRunsQuery>): Promise<RunPage>
+  /** A run with its latest state. @throws {NotFoundError} */
+  get(tenant: string, id: string): Promise<RunView>
+  /** A run's checkpoints, oldest first. @throws {NotFoundError} */
+  history(tenant: string, id: string): Promise<RunHistory>
+  /** One checkpoint of a run with its state. @throws {NotFoundError} */
+  checkpoint(tenant: string, id: string, seq: number): Promise<CheckpointView>
+  /** A run's events, oldest first. @throws {NotFoundError}, {BadRequestError} bad cursor */
+  events(tenant: string, id: string, query: z.infer<typeof RunEventsQuery>): Promise<RunEventPage>
+}
+
+/** Builds the {@link RunService}. */
+export function createRunService(deps: ServiceDeps): RunService {
+  const { database, registry } = deps
+
+  async function get(tenant: string, id: string): Promise<RunView> {
+    const { run, pending } = await withTenant(database, tenant, async (tx) => {
+      const run = await requireRun(tx, id)
+      return { run, pending: await pendingApprovalIds(tx, run.id) }
+    })
+    const checkpoint = await readCheckpoint(tenantStore(database, tenant), run.graphName, run.id)
+    return toRunView(run, visibleState(checkpoint), pending)
+  }
+
+  return {
+    ...createRunActions(deps, get),
+    get,
+
+    async start(tenant, principal, body, { idempotencyKey, context }) {
+      const { run, created } = await withTenant(database, tenant, async (tx) => {
+        const version = await runnableVersion(tx, body.graph, body.version)
+        const problems = validateRunInput(GraphSpec.parse(version.spec), body.input)
+        if (problems.length > 0) {
+          throw new BadRequestError("The input does not match the graph's input schema.", {
+            errors: problems.map((p) => ({ path: `/body/input${p.path}`, message: p.message })),
+          })
+        }
+        const result = await createRun(tx, {
+          graphName: body.graph,
+          graphVersion: version.version,
+          input: body.input as Json,
+          createdBy: principal.subject,
+          idempotencyKey: idempotencyKey ?? null,
+          requestHash: idempotencyKey === undefined ? null : hashJson(body),
+        })
+        if (result.created) {
+          const details = { graph: body.graph, version: version.version }
+          await appendRunEvent(tx, result.run.id, 'run.queued', details)
+          await appendAudit(tx, {
+            actor: principal.subject,
+            action: 'run.started',
+            target: { kind: 'run', id: result.run.id },
+            requestId: context.requestId,
+            ip: context.ip,
+            details,
+          })
+        }
+        return result
+      })
+      if (run.status === 'queued') await enqueueRunOrDefer(deps, run.id, tenant)
+      return { run: created ? toRunView(run, {}, []) : await get(tenant, run.id), created }
+    },
+
+    async list(tenant, query) {
+      const page = await withTenant(database, tenant, (tx) => listRuns(tx, query))
+      return { items: page.items.map(toRunSummary), nextCursor: page.nextCursor }
+    },
+
+    async history(tenant, id) {
+      const run = await withTenant(database, tenant, (tx) => requireRun(tx, id))
+      const { graph } = await registry.get(tenant, run.graphName, run.graphVersion)
+      const items = await graph.history(run.id, { store: tenantStore(database, tenant) })
+      return { items }
+    },
+
+    async checkpoint(tenant, id, seq) {
+      const run = await withTenant(database, tenant, (tx) => requireRun(tx, id))
+      const store = tenantStore(database, tenant)
+      const checkpoint = await readCheckpoint(store, run.graphName, run.id, seq)
+      if (!checkpoint) {
+        throw new NotFoundError(`Run ${id} has no checkpoint ${seq}.`, {
+          problem: 'checkpoint-not-found',
+        })
+      }
+      const { state: _state, ...info } = checkpoint
+      return { ...info, state: visibleState(checkpoint) }
+    },
+
+    async events(tenant, id, query) {
+      const afterSeq = query.cursor === undefined ? 0 : eventCursor(query.cursor)
+      const events = await withTenant(database, tenant, async (tx) => {
+        await requireRun(tx, id)
+        return listRunEvents(tx, id, { afterSeq, limit: query.limit + 1 })
+      })
+      const items = events.slice(0, query.limit).map((event) => ({
+        id: event.seq,
+        type: event.type,
+        data: event.data,
+        at: event.at.toISOString(),
+      }))
+      const last = items.at(-1)
+      return { items, nextCursor: events.length > query.limit && last ? String(last.id) : null }
+    },
+  }
+}
+
+function eventCursor(cursor: string): number {
+  if (!/^[0-9]{1,10}$/.test(cursor) || Number(cursor) > 2_147_483_647) {
+    throw new BadRequestError('The cursor is not one this server issued.', {
+      problem: 'invalid-cursor',
+    })
+  }
+  return Number(cursor)
+}

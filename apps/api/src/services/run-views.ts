@@ -1,0 +1,50 @@
+import { getRun, listApprovals, type RunRow, type TenantTx } from '@weave/db'
+import { NotFoundError } from '../http/app-errors.js'
+import type { JsonObject } from '../schemas/common.js'
+import type { RunSummary, RunView } from '../schemas/runs.js'
+
+/** A run row as lists show it. */
+export function toRunSummary(run: RunRow): RunSummary {
+  return {
+    id: run.id,
+    graph: run.graphName,
+    version: run.graphVersion,
+    status: run.status,
+    stopReason: run.stopReason,
+    lastStep: run.lastStep,
+    steps: run.steps,
+    error: run.error ?? null,
+    waitingOn: (run.waitingOn as RunSummary['waitingOn']) ?? null,
+    cancelRequested: run.cancelRequested,
+    createdBy: run.createdBy,
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    forkedFrom: run.forkedFrom,
+    forkedSeq: run.forkedSeq,
+  }
+}
+
+/** A run row with its state and pending approvals. */
+export function toRunView(run: RunRow, state: JsonObject, pendingApprovals: string[]): RunView {
+  return { ...toRunSummary(run), state, pendingApprovals }
+}
+
+// A run has at most a handful of pending approvals (one per suspended step); 200 is the page cap.
+const PENDING_LIMIT = 200
+
+/** Ids of a run's pending approvals, newest first. */
+export async function pendingApprovalIds(tx: TenantTx, runId: string): Promise<string[]> {
+  const page = await listApprovals(tx, { runId, status: 'pending', limit: PENDING_LIMIT })
+  return page.items.map((approval) => approval.id)
+}
+
+/**
+ * The run, for this tenant.
+ * @throws {NotFoundError} `run-not-found`, also for an id that is not a UUID
+ */
+export async function requireRun(tx: TenantTx, id: string): Promise<RunRow> {
+  const run = await getRun(tx, id)
+  if (!run) throw new NotFoundError(`No run ${id}.`, { problem: 'run-not-found' })
+  return run
+}

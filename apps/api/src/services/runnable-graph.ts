@@ -1,0 +1,37 @@
+import {
+  getGraph,
+  getGraphVersion,
+  getLatestGraphVersion,
+  type GraphVersionRow,
+  type TenantTx,
+} from '@weave/db'
+import { ConflictError, NotFoundError } from '../http/app-errors.js'
+
+/**
+ * The graph version a new run (started or forked) will execute: `version`, or the latest.
+ * @throws {NotFoundError} `graph-not-found` or `graph-version-not-found`
+ * @throws {ConflictError} `graph-archived`: an archived graph takes no new runs
+ */
+export async function runnableVersion(
+  tx: TenantTx,
+  name: string,
+  version: number | undefined,
+): Promise<GraphVersionRow> {
+  const graph = await getGraph(tx, name)
+  if (!graph) throw new NotFoundError(`No graph named "${name}".`, { problem: 'graph-not-found' })
+  if (graph.archivedAt) {
+    throw new ConflictError(`Graph "${name}" is archived and takes no new runs.`, {
+      problem: 'graph-archived',
+    })
+  }
+  const row =
+    version === undefined
+      ? await getLatestGraphVersion(tx, name)
+      : await getGraphVersion(tx, name, version)
+  if (!row) {
+    throw new NotFoundError(`Graph "${name}" has no version ${version ?? 'registered'}.`, {
+      problem: 'graph-version-not-found',
+    })
+  }
+  return row
+}
