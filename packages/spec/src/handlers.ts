@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Delta, Json, State } from '@weave/kernel'
@@ -85,10 +86,13 @@ export function createHandlerRegistry(
   return registry
 }
 
+// A specifier naming a file that exists (`examples/handlers.ts`, `./h.js`, `/abs/h.js`) is a path
+// relative to baseDir; anything else is a package name for Node to resolve.
 function moduleUrl(specifier: string, baseDir: string): string {
   if (specifier.startsWith('file:')) return specifier
-  if (isAbsolute(specifier) || specifier.startsWith('.')) {
-    return pathToFileURL(resolve(baseDir, specifier)).href
+  const path = resolve(baseDir, specifier)
+  if (isAbsolute(specifier) || specifier.startsWith('.') || existsSync(path)) {
+    return pathToFileURL(path).href
   }
   return specifier
 }
