@@ -1,8 +1,10 @@
 import {
   JOB_NAMES,
+  getApproval,
   getRun,
   listOverdueApprovals,
   listRunsToReconcile,
+  settledApprovalResumeJob,
   takeOverRunLease,
   withTenant,
   type Database,
@@ -21,6 +23,8 @@ export interface ReconcilerDeps {
 export interface ReconcileReport {
   requeued: number
   recovered: number
+  /** Waiting runs whose approval had settled but whose resume job was lost. */
+  resumed: number
   timersFired: number
   approvalsExpired: number
 }
@@ -37,7 +41,13 @@ export async function reconcileOnce(
   deps: ReconcilerDeps,
   now = new Date(),
 ): Promise<ReconcileReport> {
-  const report: ReconcileReport = { requeued: 0, recovered: 0, timersFired: 0, approvalsExpired: 0 }
+  const report: ReconcileReport = {
+    requeued: 0,
+    recovered: 0,
+    resumed: 0,
+    timersFired: 0,
+    approvalsExpired: 0,
+  }
   const quietSince = new Date(now.getTime() - QUIET_MS)
   const stale = await listRunsToReconcile(deps.database, {
     statuses: ['queued', 'running', 'waiting'],
@@ -52,6 +62,8 @@ export async function reconcileOnce(
       }
     } else if (run.status === 'running') {
       if (await recoverRunning(deps, run.tenant, run.id)) report.recovered += 1
+    } else if (await resumeSettledApproval(deps, run.tenant, run.waitingOn)) {
+      report.resumed += 1
     } else if (isElapsedWait(run.waitingOn, now)) {
       const atSeq = Number((run.waitingOn as { atSeq?: unknown }).atSeq ?? 0)
       await deps.queues.enqueueResume(`wait-${run.id}-${atSeq}`, {
@@ -69,6 +81,28 @@ export async function reconcileOnce(
     if (outcome === 'expired') report.approvalsExpired += 1
   }
   return report
+}
+
+/**
+ * Re-enqueues the resume of a run still waiting on an approval that has settled: the API commits
+ * the decision, then enqueues; a Redis outage in between would leave the run waiting forever.
+ * The job id derives from the approval, so a resume already queued is not doubled.
+ */
+async function resumeSettledApproval(
+  deps: ReconcilerDeps,
+  tenant: string,
+  waitingOn: unknown,
+): Promise<boolean> {
+  const w = waitingOn as { kind?: unknown; approvalId?: unknown } | null
+  if (w?.kind !== 'approval' || typeof w.approvalId !== 'string') return false
+  const approvalId = w.approvalId
+  const job = await withTenant(deps.database, tenant, async (tx) => {
+    const approval = await getApproval(tx, approvalId)
+    return approval ? settledApprovalResumeJob(tx, approval) : null
+  })
+  if (!job) return false
+  await deps.queues.enqueueResume(approvalId, job)
+  return true
 }
 
 /** Gives a running run whose job vanished a new job that may take its lease. */

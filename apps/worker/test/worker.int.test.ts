@@ -15,7 +15,7 @@ import { redisConnection } from '@weave/queue'
 import { pino } from 'pino'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startWorker, type RunningWorker } from '../src/index.js'
+import { reconcileOnce, startWorker, type RunningWorker } from '../src/index.js'
 
 const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -175,5 +175,41 @@ describe('the worker', () => {
       'failure',
     )
     expect(run?.error).toMatchObject({ message: expect.stringContaining('no way'), step: 'boom' })
+  })
+
+  it('resumes a run whose approval settled when the resume job was lost', async () => {
+    const id = await start('lost-resume', {
+      entry: 'review',
+      steps: { review: { kind: 'approval', title: 'Go?', next: null } },
+    })
+    await until(
+      () => runOf(id),
+      (r) => r?.status === 'waiting',
+      'waiting',
+    )
+    const [approval] = (
+      await withTenant(database, tenant, (tx) => listApprovals(tx, { runId: id }))
+    ).items
+    // The decision commits, but its resume job never reaches Redis.
+    await withTenant(database, tenant, (tx) =>
+      decideApproval(tx, {
+        approvalId: approval!.id,
+        subject: 'bob',
+        subjectScopes: [],
+        decision: 'approve',
+      }),
+    )
+    const later = new Date(Date.now() + 60_000)
+    const report = await reconcileOnce(
+      { database, queues: worker.queues, log: pino({ level: 'silent' }) },
+      later,
+    )
+    expect(report.resumed).toBeGreaterThanOrEqual(1)
+    const done = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(done?.lastStep).toBe('review')
   })
 })

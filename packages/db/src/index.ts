@@ -1,4 +1,5 @@
 export * from './approvals.js'
+export * from './approval-resume.js'
 export { type AuditEvent, GENESIS_HASH, auditHash } from './audit-chain.js'
 export * from './audit-verify.js'
 export * from './audit.js'

@@ -4,13 +4,10 @@ import {
   appendRunEvent,
   decideApproval,
   getApproval,
-  getRun,
   listApprovals,
+  settledApprovalResumeJob,
   withTenant,
   type Approval,
-  type ApprovalOutcome,
-  type ResumeJob,
-  type TenantTx,
 } from '@weave/db'
 import type { Principal } from '../auth/principal.js'
 import { NotFoundError } from '../http/app-errors.js'
@@ -92,46 +89,12 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
           ip: context.ip,
           details,
         })
-        return { approval, resume: settled ? await resumeJob(tx, tenant, approval, settled) : null }
+        return { approval, resume: settled ? await settledApprovalResumeJob(tx, approval) : null }
       })
       if (resume) await enqueueOrUnavailable(() => deps.queues.enqueueResume(approvalId, resume))
       return toApprovalView(approval)
     },
   }
-}
-
-/**
- * The job that resumes a settled approval's run: every decision's `input` merged in order, then
- * the outcome under the step's `saveAs` key (last, so no decider's input can overwrite it), at
- * the checkpoint the run waits at.
- */
-async function resumeJob(
-  tx: TenantTx,
-  tenant: string,
-  approval: Approval,
-  outcome: ApprovalOutcome,
-): Promise<ResumeJob> {
-  const input: ResumeJob['input'] = {}
-  for (const decision of approval.decisions) {
-    if (isObject(decision.input)) Object.assign(input, decision.input)
-  }
-  input[approval.saveAs] = {
-    status: outcome.status,
-    decisions: outcome.decisions as unknown as Json,
-  }
-  const run = await getRun(tx, approval.runId)
-  const atSeq = isObject(run?.waitingOn) ? run.waitingOn.atSeq : undefined
-  return {
-    runId: approval.runId,
-    tenant,
-    reason: 'approval-decided',
-    input,
-    ...(typeof atSeq === 'number' ? { atSeq } : {}),
-  }
-}
-
-function isObject(value: unknown): value is Record<string, never> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** An approval row with its decisions, as clients see it. */
