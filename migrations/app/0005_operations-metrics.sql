@@ -1,0 +1,2 @@
+-- Cross-tenant aggregates for /metrics (filled in by the metrics work).
+SELECT 1;
