@@ -1,7 +1,7 @@
 import type { Json } from '@weave/kernel'
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
-import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
 import { hashJson } from './hash.js'
 import type { Page, PageOptions } from './page.js'
 import {
@@ -120,12 +120,7 @@ export async function listApprovals(
   const limit = pageSize(options.limit)
   const after = options.cursor ? decodeTimeCursor(options.cursor, isUuid) : null
   if (options.runId !== undefined && !isUuid(options.runId)) return { items: [], nextCursor: null }
-  const statuses =
-    options.status === undefined
-      ? undefined
-      : Array.isArray(options.status)
-        ? options.status
-        : [options.status]
+  const statuses = asList(options.status)
   const rows = await tx.db
     .select()
     .from(approvals)
@@ -134,9 +129,7 @@ export async function listApprovals(
         eq(approvals.tenantId, tx.tenant),
         statuses ? inArray(approvals.status, statuses) : undefined,
         options.runId === undefined ? undefined : eq(approvals.runId, options.runId),
-        after
-          ? sql`(${approvals.createdAt}, ${approvals.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`
-          : undefined,
+        olderThan(approvals.createdAt, approvals.id, after),
       ),
     )
     .orderBy(desc(approvals.createdAt), desc(approvals.id))

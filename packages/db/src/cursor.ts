@@ -1,3 +1,4 @@
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { InvalidCursorError } from './errors.js'
 
 /** Limits of a list page (API.md: 1–200, default 50). */
@@ -59,4 +60,23 @@ export function toPage<T>(
   if (rows.length <= limit) return { items: rows, nextCursor: null }
   const items = rows.slice(0, limit)
   return { items, nextCursor: encodeCursor(position(items[items.length - 1] as T)) }
+}
+
+/** A list filter given as one value or several, as a list (undefined: no filter). */
+export function asList<T>(value: T | T[] | undefined): T[] | undefined {
+  return value === undefined ? undefined : Array.isArray(value) ? value : [value]
+}
+
+/**
+ * The keyset condition of a newest-first page: rows strictly older than the cursor's position
+ * `(createdAt, id)`, or no condition on the first page.
+ */
+export function olderThan(
+  createdAt: AnyColumn,
+  id: AnyColumn,
+  after: { at: string; id: string } | null,
+): SQL | undefined {
+  return after
+    ? sql`(${createdAt}, ${id}) < (${after.at}::timestamptz, ${after.id}::uuid)`
+    : undefined
 }

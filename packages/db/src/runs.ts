@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { ApprovalRow } from './approval-rows.js'
 import { cancelRunApprovals } from './approvals.js'
 import type { TenantTx } from './client.js'
-import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
 import { IdempotencyConflictError } from './errors.js'
 import type { Page, PageOptions } from './page.js'
 import { type RunStatus, runs } from './schema/runs.js'
@@ -125,12 +125,7 @@ export interface ListRunsOptions extends PageOptions {
 export async function listRuns(tx: TenantTx, options: ListRunsOptions = {}): Promise<Page<RunRow>> {
   const limit = pageSize(options.limit)
   const after = options.cursor ? decodeTimeCursor(options.cursor, isUuid) : null
-  const statuses =
-    options.status === undefined
-      ? undefined
-      : Array.isArray(options.status)
-        ? options.status
-        : [options.status]
+  const statuses = asList(options.status)
   const rows = await tx.db
     .select()
     .from(runs)
@@ -139,9 +134,7 @@ export async function listRuns(tx: TenantTx, options: ListRunsOptions = {}): Pro
         eq(runs.tenantId, tx.tenant),
         statuses ? inArray(runs.status, statuses) : undefined,
         options.graph === undefined ? undefined : eq(runs.graphName, options.graph),
-        after
-          ? sql`(${runs.createdAt}, ${runs.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`
-          : undefined,
+        olderThan(runs.createdAt, runs.id, after),
       ),
     )
     .orderBy(desc(runs.createdAt), desc(runs.id))
