@@ -44,11 +44,15 @@ export interface WeaveProcesses {
    * streams instead of the test's own.
    */
   startWorker(o?: { env?: Record<string, string>; pipeOutput?: boolean }): Promise<ChildProcess>
-  /** @throws Error naming each API or worker process that exited without being told to. */
+  /**
+   * Checks that no API or worker process died on its own (waiters call it to fail fast).
+   * @throws Error naming each process that exited without being told to
+   */
   assertRunning(): void
   /** Kills a worker with SIGKILL (no graceful shutdown) and waits until it is gone. */
   killWorker(worker: ChildProcess): Promise<void>
   workers: ChildProcess[]
+  /** Stops every process, then drops the database and the queue keys, whatever fails first. */
   stop(): Promise<void>
 }
 

@@ -27,10 +27,13 @@ export function stepEventHooks(
     const flight = inflight.of(ctx.runId)
     if (!flight) return
     const runId = ctx.runId.split('/')[0]!
+    // A step that suspended the run (approval, input, wait) reported it before returning.
+    const yielded = flight.suspensions.some((x) => x.runId === ctx.runId && x.seq === ctx.seq)
     const cancelled = await withTenant(database, tenant, async (tx) => {
       await appendRunEvent(tx, runId, 'step.completed', {
         step: stepPath(ctx.runId, step),
         seq: ctx.seq,
+        status: yielded ? 'yielded' : 'done',
       })
       return (await getRun(tx, runId))?.cancelRequested ?? false
     }).catch((err: unknown) => {
