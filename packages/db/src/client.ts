@@ -38,17 +38,18 @@ export interface TenantTx {
   readonly tenant: string
 }
 
-/** Opens a pool whose connections all `SET ROLE weave_app`, so row-level security binds them. */
+/**
+ * Opens a pool whose connections all run as `weave_app`, so row-level security binds them. The
+ * role is a startup parameter of each connection (`-c role=weave_app`), so no query can ever run
+ * before it is in force; withTenant sets it again per transaction as a second guard.
+ */
 export function createDb(options: CreateDbOptions): Database {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 })
-  pool.on('error', options.onError ?? (() => undefined))
-  pool.on('connect', (client) => {
-    // Queued before any query the pool hands this client to; withTenant sets the role again
-    // per transaction, so a failure here cannot leave a transaction running as the owner.
-    client.query(`SET ROLE ${APP_ROLE}`).catch((err: unknown) => {
-      options.onError?.(err instanceof Error ? err : new Error(String(err)))
-    })
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    options: `-c role=${APP_ROLE}`,
   })
+  pool.on('error', options.onError ?? (() => undefined))
   const db = drizzle({ client: pool, schema })
   return { pool, db, close: () => pool.end() }
 }
