@@ -30,7 +30,7 @@ const addFormats = (requireHere('ajv-formats') as { default: AddFormats }).defau
 
 function createAjv(): Ajv {
   // strict: false because unknown keywords ("example", vendor extensions) are valid JSON Schema.
-  return addFormats(new Ajv2020({ allErrors: true, strict: false }))
+  return addFormats(new Ajv2020({ allErrors: true, strict: false, logger: false }))
 }
 
 let shared: Ajv | undefined
@@ -67,6 +67,11 @@ export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
   const dialect = (schema as { $schema?: unknown }).$schema
   if (dialect !== undefined && !DRAFT_2020_12.has(String(dialect))) {
     return [{ path: '/$schema', message: 'only JSON Schema draft 2020-12 is supported' }]
+  }
+  const asyncAt = findAsyncKeyword(schema, '')
+  if (asyncAt !== undefined) {
+    // An $async schema validates through a Promise: every check would pass synchronously.
+    return [{ path: asyncAt, message: '$async schemas are not supported' }]
   }
   const instance = ajv()
   let valid: boolean
@@ -124,6 +129,31 @@ export function validateAgainstSchema(schema: Json, value: unknown): SpecProblem
     throw new TypeError('a JSON Schema is an object or a boolean')
   }
   const validate = validatorFor(schema)
-  if (validate(value)) return []
+  const result: unknown = validate(value)
+  if (result === true) return []
+  if (result !== false) {
+    // Only an $async schema answers with a Promise; never count that as valid.
+    if (result instanceof Promise) result.catch(() => undefined)
+    return [{ path: '', message: 'the schema cannot be checked synchronously' }]
+  }
   return (validate.errors ?? []).map(problemOf)
+}
+
+/** The JSON Pointer of the first `$async: true` inside a schema, if any. */
+function findAsyncKeyword(node: unknown, path: string): string | undefined {
+  if (typeof node !== 'object' || node === null) return undefined
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const found = findAsyncKeyword(node[i], `${path}/${i}`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$async' && value === true) return `${path}/$async`
+    const escaped = key.replaceAll('~', '~0').replaceAll('/', '~1')
+    const found = findAsyncKeyword(value, `${path}/${escaped}`)
+    if (found !== undefined) return found
+  }
+  return undefined
 }

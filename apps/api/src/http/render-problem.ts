@@ -91,9 +91,10 @@ export function renderProblem(
     const [name, detail] = fastifyProblem(options)
     return clientProblem(problemBody(name, detail, instance))
   }
-  const mapped = code !== undefined ? errorCodeProblems.get(code) : undefined
+  const coded = mappedCause(error)
+  const mapped = coded?.mapped
   if (mapped) {
-    const detail = mapped.detail ?? (error as Error).message
+    const detail = mapped.detail ?? (coded.error as Error).message
     return {
       body: problemBody(mapped.problem, detail, instance),
       headers: {},
@@ -139,4 +140,21 @@ function clientProblem(body: ProblemBody): RenderedProblem {
 
 function asFastifyError(error: unknown): Partial<FastifyError> | undefined {
   return typeof error === 'object' && error !== null ? error : undefined
+}
+
+/**
+ * The first error along the `cause` chain whose `code` the table maps: drizzle wraps the driver's
+ * error, so a Postgres SQLSTATE (a deadlock, a serialization failure) sits on `cause`.
+ */
+function mappedCause(
+  error: unknown,
+): { error: unknown; mapped: NonNullable<ReturnType<typeof errorCodeProblems.get>> } | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code
+    const mapped = typeof code === 'string' ? errorCodeProblems.get(code) : undefined
+    if (mapped) return { error: current, mapped }
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
 }

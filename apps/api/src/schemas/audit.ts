@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PageQuery, Text, Timestamp, pageOf } from './common.js'
+import { FilterTime, PageQuery, Text, Timestamp, pageOf } from './common.js'
 
 /** One event of the tenant's hash-chained audit log. */
 export const AuditEventView = z
@@ -52,8 +52,8 @@ export const ListAuditQuery = PageQuery.extend({
     .meta({ examples: ['approval.decided'] }),
   actor: Text().max(256).optional(),
   targetId: Text().max(256).optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: FilterTime().optional(),
+  until: FilterTime().optional(),
 })
 
 /** `GET /v1/audit/verify`. */
