@@ -59,7 +59,10 @@ export interface AppDeps<S extends object> {
   routes?: readonly RoutePlugin<S>[]
   /** Where HTTP metrics are recorded and `/metrics` reads; a fresh registry when absent. */
   metrics?: Registry
-  /** Shares rate-limit counters between API processes; in-process counters when absent. */
+  /**
+   * Shares rate-limit counters (per tenant, per IP without a valid token) between API processes;
+   * in-process counters when absent. See createRateLimitRedis.
+   */
   rateLimitRedis?: Redis
 }
 
@@ -100,6 +103,7 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
       perMinute: config.rateLimitPerMinute,
       nameSpace: `${config.queuePrefix}:rate-limit:`,
       ...(deps.rateLimitRedis ? { redis: deps.rateLimitRedis } : {}),
+      tenantOf: (request) => app.verifiedTenant(request),
     })
   }
   void app.register(openApiPlugin)

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
+import { deriveSecretsKey, parseSecretsKey } from '@weave/db'
 import { z } from 'zod'
 
 /** JWS algorithms Weave can be configured to accept; `none` is deliberately absent. */
@@ -35,6 +36,15 @@ const list = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()))
   .transform((items) => items.filter((item) => item !== ''))
+
+const SecretsKey = z.string().transform((text, ctx) => {
+  try {
+    return parseSecretsKey(text)
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text })
+    return z.NEVER
+  }
+})
 
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -86,6 +96,14 @@ const Env = z.object({
     .default('weave'),
   // 0 turns the limiter off.
   WEAVE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  NODE_ENV: z.string().optional(),
+  // Encrypts webhook signing secrets; outside production it is derived from WEAVE_JWT_SECRET
+  // when unset, so the API and the workers of a development setup agree without it.
+  WEAVE_SECRETS_KEY: SecretsKey.optional(),
+  WEAVE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  // A safety net only: LISTEN/NOTIFY wakes streams as soon as an event commits.
+  WEAVE_SSE_POLL_MS: z.coerce.number().int().min(50).max(300_000).default(5_000),
+  WEAVE_SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1_000),
 })
 
 type Env = z.infer<typeof Env>
@@ -137,6 +155,12 @@ const Config = Env.transform((env, ctx) => {
     workerConcurrency: env.WEAVE_WORKER_CONCURRENCY,
     queuePrefix: env.WEAVE_QUEUE_PREFIX,
     rateLimitPerMinute: env.WEAVE_RATE_LIMIT_PER_MINUTE,
+    secretsKey: secretsKeyOf(env, key),
+    sse: {
+      heartbeatMs: env.WEAVE_SSE_HEARTBEAT_MS,
+      pollMs: env.WEAVE_SSE_POLL_MS,
+      maxStreams: env.WEAVE_SSE_MAX_STREAMS,
+    },
   }
 })
 
@@ -169,6 +193,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment\n${z.prettifyError(parsed.error)}`)
   }
   return parsed.data
+}
+
+// Without a key (production without WEAVE_SECRETS_KEY, or a public-key JWT setup) the API
+// refuses to register webhooks (503) rather than store a secret it could not protect.
+function secretsKeyOf(env: Env, jwtKey: JwtKeySource): Buffer | undefined {
+  if (env.WEAVE_SECRETS_KEY) return env.WEAVE_SECRETS_KEY
+  if (env.NODE_ENV === 'production' || jwtKey.kind !== 'secret') return undefined
+  return deriveSecretsKey(jwtKey.secret)
 }
 
 function jwtKeySources(env: Env): JwtKeySource[] {

@@ -45,6 +45,12 @@ export {
 } from './http/problems.js'
 export { problemResponses, type ProblemResponse } from './http/problem-responses.js'
 export { sortOpenApiDocument } from './http/openapi.js'
+export {
+  registerControlPlaneMetrics,
+  type ControlPlaneMetricsDeps,
+} from './http/control-plane-metrics.js'
+export { createMetricsRegistry } from './http/metrics-registry.js'
+export { createRateLimitRedis } from './http/rate-limit-redis.js'
 export { jsonPointer } from './http/validation.js'
 export { Problem } from './schemas/problem.js'
 export { renderOpenApiDocument } from './openapi-document.js'
@@ -57,7 +63,15 @@ export {
 export type { AuditContext, ServiceDeps } from './services/deps.js'
 export type { GraphService } from './services/graph-service.js'
 export type { RunService } from './services/run-service.js'
+export {
+  createRunEventStreams,
+  type RunEventStreamDeps,
+  type RunEventStreams,
+} from './services/run-event-stream.js'
+export { createRunEventWakeups, type RunEventWakeups } from './services/run-event-wakeups.js'
 export type { RunActions } from './services/run-actions.js'
 export { toApprovalView, type ApprovalService } from './services/approval-service.js'
 export type { AuditService } from './services/audit-service.js'
+export type { ApprovalHookService } from './services/approval-hook-service.js'
+export type { WebhookService } from './services/webhook-service.js'
 export { topologyToMermaid } from './services/mermaid.js'

@@ -100,10 +100,18 @@ describe('a run executed by the kernel', () => {
     expect(source.state).toEqual({ amount: 60, total: 120, size: 'big' })
   })
 
-  it('lists the events in order as JSON, with or without format=json', async () => {
-    for (const query of ['?format=json', '']) {
+  it('lists the events in order as JSON, with format=json or Accept: application/json', async () => {
+    for (const [query, accept] of [
+      ['?format=json', '*/*'],
+      ['', 'application/json'],
+    ] as const) {
       const events = expectJson(
-        await h.call({ method: 'GET', url: `/v1/runs/${run.id}/events${query}`, token }),
+        await h.call({
+          method: 'GET',
+          url: `/v1/runs/${run.id}/events${query}`,
+          token,
+          headers: { accept },
+        }),
         200,
         RunEventPage,
       )
@@ -127,7 +135,11 @@ describe('a run executed by the kernel', () => {
     )
     await h.call({ method: 'POST', url: `/v1/runs/${forked.id}/cancel`, token })
     const first = expectJson(
-      await h.call({ method: 'GET', url: `/v1/runs/${forked.id}/events?limit=1`, token }),
+      await h.call({
+        method: 'GET',
+        url: `/v1/runs/${forked.id}/events?format=json&limit=1`,
+        token,
+      }),
       200,
       RunEventPage,
     )
@@ -135,7 +147,7 @@ describe('a run executed by the kernel', () => {
     const rest = expectJson(
       await h.call({
         method: 'GET',
-        url: `/v1/runs/${forked.id}/events?cursor=${first.nextCursor}`,
+        url: `/v1/runs/${forked.id}/events?format=json&cursor=${first.nextCursor}`,
         token,
       }),
       200,
@@ -144,7 +156,7 @@ describe('a run executed by the kernel', () => {
     expect(rest.items.map((e) => [e.id, e.type])).toEqual([[2, 'run.cancelled']])
     const bad = await h.call({
       method: 'GET',
-      url: `/v1/runs/${forked.id}/events?cursor=x1`,
+      url: `/v1/runs/${forked.id}/events?format=json&cursor=x1`,
       token,
     })
     expectProblem(bad, 400, 'invalid-cursor')

@@ -2,6 +2,10 @@ import {
   buildApp,
   createApiServices,
   createDependencyChecks,
+  createMetricsRegistry,
+  createRateLimitRedis,
+  createRunEventWakeups,
+  registerControlPlaneMetrics,
   resourceRoutes,
   type App,
   type Config,
@@ -16,8 +20,21 @@ export interface ComposedApi {
   close(): Promise<void>
 }
 
-/** Builds the API from its configuration: database, queues, services and routes. */
-export function composeApi(config: Config, log: Logger): ComposedApi {
+/** Options of {@link composeApi}. */
+export interface ComposeApiOptions {
+  /** The metrics registry, shared with a worker in the same process; a new one when absent. */
+  metrics?: ReturnType<typeof createMetricsRegistry>
+}
+
+/**
+ * Builds the API from its configuration: database, queues, run event wake-ups (Postgres LISTEN),
+ * rate-limit counters in Redis, metrics, services and routes.
+ */
+export function composeApi(
+  config: Config,
+  log: Logger,
+  options: ComposeApiOptions = {},
+): ComposedApi {
   const database = createDb({
     connectionString: config.databaseUrl,
     onError: (err) => log.warn({ err }, 'idle database connection failed'),
@@ -26,7 +43,24 @@ export function composeApi(config: Config, log: Logger): ComposedApi {
     connection: redisConnection(config.redisUrl),
     prefix: config.queuePrefix,
   })
-  const services = createApiServices({ database, queues, log })
+  const wakeups = createRunEventWakeups({ connectionString: config.databaseUrl, log })
+  const services = createApiServices({
+    database,
+    queues,
+    log,
+    runEvents: { wakeups, ...config.sse },
+    secretsKey: config.secretsKey,
+    httpAllow: config.httpAllow,
+  })
+  const metrics = options.metrics ?? createMetricsRegistry()
+  registerControlPlaneMetrics(metrics, {
+    database,
+    queues: [queues.runs, queues.timers, queues.webhooks],
+    openStreams: () => services.runEvents.size,
+    log,
+  })
+  const rateLimitRedis =
+    config.rateLimitPerMinute > 0 ? createRateLimitRedis(config.redisUrl) : undefined
   const dependencies = createDependencyChecks(config)
   const app = buildApp({
     config,
@@ -34,11 +68,16 @@ export function composeApi(config: Config, log: Logger): ComposedApi {
     checks: dependencies.checks,
     services,
     routes: resourceRoutes,
+    metrics,
+    ...(rateLimitRedis ? { rateLimitRedis } : {}),
   })
   return {
     app,
     async close() {
+      // Stops listening, ends open event streams and waits for in-flight requests first.
       await app.close()
+      await wakeups.close()
+      rateLimitRedis?.disconnect()
       await dependencies.close()
       await queues.close()
       await database.close()

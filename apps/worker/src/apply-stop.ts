@@ -12,6 +12,7 @@ import {
 import type { Json, RunResult } from '@weave/kernel'
 import type { JobQueues } from '@weave/queue'
 import type { Suspension } from '@weave/spec'
+import { issueApprovalLinks, type ApprovalLinkOptions } from './approval-links.js'
 import { stepPath } from './inflight.js'
 
 /** The actor of audit events a worker writes on its own. */
@@ -24,6 +25,8 @@ export interface ApplyStopDeps {
   database: Database
   queues: JobQueues
   now?: () => Date
+  /** Approval links in `approval.requested` events; none when absent. */
+  approvalLinks?: ApprovalLinkOptions
 }
 
 /**
@@ -59,16 +62,7 @@ export async function applyStop(
     const outcome = await withTenant(deps.database, tenant, async (tx): Promise<StopOutcome> => {
       const current = await getRun(tx, run.id)
       if (current?.cancelRequested) return cancel(tx, run.id, patch)
-      const waitingOn = await openWait(
-        tx,
-        run,
-        suspension,
-        result,
-        rootSeq,
-        now(),
-        timers,
-        deps.queues,
-      )
+      const waitingOn = await openWait(tx, run, suspension, result, rootSeq, now(), timers, deps)
       const moved = await transitionRun(tx, run.id, ['running'], 'waiting', { ...patch, waitingOn })
       if (moved) await appendRunEvent(tx, run.id, 'run.waiting', waitingOn)
       return 'waiting'
@@ -128,8 +122,9 @@ async function openWait(
   rootSeq: number,
   now: Date,
   timers: Array<() => Promise<void>>,
-  queues: JobQueues,
+  deps: ApplyStopDeps,
 ): Promise<{ kind: string; step: string; [k: string]: Json }> {
+  const { queues } = deps
   const tenant = run.tenantId
   if (!s) return { kind: 'input', step: result.lastStep, atSeq: rootSeq }
   const step = stepPath(s.runId, s.step)
@@ -150,6 +145,9 @@ async function openWait(
       expiresAt,
     })
     if (created) {
+      const links = deps.approvalLinks
+        ? await issueApprovalLinks(tx, approval, deps.approvalLinks, now)
+        : null
       await appendRunEvent(tx, run.id, 'approval.requested', {
         approvalId: approval.id,
         step,
@@ -157,6 +155,7 @@ async function openWait(
         details: approval.details as Json,
         materialHash: approval.materialHash,
         expiresAt: approval.expiresAt ? new Date(approval.expiresAt).toISOString() : null,
+        ...links,
       })
     }
     if (approval.status === 'pending' && approval.expiresAt) {

@@ -1,3 +1,4 @@
+import { deriveSecretsKey, parseSecretsKey } from '@weave/db'
 import { z } from 'zod'
 
 const list = z.string().transform((v) =>
@@ -6,6 +7,19 @@ const list = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter((s) => s !== ''),
 )
+
+// An empty value counts as unset.
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional())
+
+const SecretsKey = z.string().transform((text, ctx) => {
+  try {
+    return parseSecretsKey(text)
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text })
+    return z.NEVER
+  }
+})
 
 const WorkerEnv = z.object({
   DATABASE_URL: z
@@ -24,10 +38,22 @@ const WorkerEnv = z.object({
   WEAVE_WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   WEAVE_WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
   WEAVE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // Give every worker the same value: running runs renew their lease at a quarter of it.
+  WEAVE_RECONCILE_QUIET_MS: z.coerce.number().int().min(200).max(3_600_000).default(10_000),
+  WEAVE_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  WEAVE_METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   WEAVE_HTTP_ALLOW: list.default([]),
   WEAVE_HANDLERS: list.default([]),
   WEAVE_LLM_BASE_URL: z.url().optional(),
   WEAVE_LLM_API_KEY: z.string().optional(),
+  NODE_ENV: z.string().optional(),
+  // Decrypts webhook signing secrets; outside production it is derived from WEAVE_JWT_SECRET
+  // when unset, so the API and the workers of a development setup agree without it.
+  WEAVE_SECRETS_KEY: optional(SecretsKey),
+  WEAVE_JWT_SECRET: optional(z.string()),
+  // Where approval links point: the API as the people clicking them reach it.
+  WEAVE_PUBLIC_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
 })
 
 /** A worker's configuration, validated from the environment. */
@@ -40,9 +66,16 @@ export interface WorkerConfig {
   lockDurationMs: number
   stalledIntervalMs: number
   reconcileIntervalMs: number
+  reconcileQuietMs: number
+  /** Where the worker serves `/metrics`; none when absent. */
+  metrics?: { port: number; host: string }
   httpAllow: string[]
   handlerModules: string[]
   llm?: { baseUrl: string; apiKey?: string }
+  /** Key of the webhook secrets; absent when neither set nor derivable (no deliveries then). */
+  secretsKey?: Buffer
+  /** Base URL of approval links (`WEAVE_PUBLIC_URL`, else the API on 127.0.0.1:PORT). */
+  publicUrl: string
 }
 
 /** Thrown for an invalid environment; its message lists every problem. */
@@ -60,6 +93,11 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     throw new WorkerConfigError(`invalid environment\n${z.prettifyError(parsed.error)}`)
   }
   const e = parsed.data
+  const secretsKey =
+    e.WEAVE_SECRETS_KEY ??
+    (e.NODE_ENV !== 'production' && e.WEAVE_JWT_SECRET
+      ? deriveSecretsKey(e.WEAVE_JWT_SECRET)
+      : undefined)
   return {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
@@ -69,6 +107,10 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     lockDurationMs: e.WEAVE_WORKER_LOCK_MS,
     stalledIntervalMs: e.WEAVE_WORKER_STALLED_INTERVAL_MS,
     reconcileIntervalMs: e.WEAVE_RECONCILE_INTERVAL_MS,
+    reconcileQuietMs: e.WEAVE_RECONCILE_QUIET_MS,
+    ...(e.WEAVE_METRICS_PORT === undefined
+      ? {}
+      : { metrics: { port: e.WEAVE_METRICS_PORT, host: e.WEAVE_METRICS_HOST } }),
     httpAllow: e.WEAVE_HTTP_ALLOW,
     handlerModules: e.WEAVE_HANDLERS,
     ...(e.WEAVE_LLM_BASE_URL
@@ -79,5 +121,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
           },
         }
       : {}),
+    ...(secretsKey ? { secretsKey } : {}),
+    publicUrl: e.WEAVE_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
   }
 }

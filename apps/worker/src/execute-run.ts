@@ -2,6 +2,7 @@ import {
   appendRunEvent,
   claimRun,
   getRun,
+  renewRunLease,
   withTenant,
   type Database,
   type GraphRegistry,
@@ -11,9 +12,10 @@ import {
 } from '@weave/db'
 import type { RunResult, State } from '@weave/kernel'
 import type { JobQueues } from '@weave/queue'
+import type { ApprovalLinkOptions } from './approval-links.js'
 import { applyStop, type StopOutcome } from './apply-stop.js'
 import { latestCheckpoint, tenantStore } from './checkpoints.js'
-import type { Inflight } from './inflight.js'
+import type { Flight, Inflight } from './inflight.js'
 
 /** A job's request to execute a run: a fresh start (`run`) or a resume with input. */
 export type Execution = { jobId: string } & (
@@ -25,11 +27,19 @@ export interface ExecuteDeps {
   queues: JobQueues
   registry: GraphRegistry
   inflight: Inflight
+  /** Approval links in `approval.requested` events; none when absent. */
+  approvalLinks?: ApprovalLinkOptions
+  /**
+   * How often a run being executed renews its lease in Postgres (default 2.5 s); shorter than
+   * the reconciler's quiet period, so the reconciler never hands a live execution to a new job.
+   */
+  leaseRenewMs?: number
 }
 
 /** What an execution did, for logs and job results. */
 export type ExecutionOutcome =
   | { outcome: 'skipped'; status: RunStatus | 'missing' }
+  | { outcome: 'superseded' }
   | { outcome: StopOutcome; stopReason: RunResult['stopReason']; steps: number }
 
 /**
@@ -43,7 +53,8 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
   const run = claimed.run
   const { graph } = await deps.registry.get(run.tenantId, run.graphName, run.graphVersion)
   const store = tenantStore(deps.database.pool, run.tenantId)
-  const flight = deps.inflight.begin(run.id, run.tenantId)
+  const flight = await deps.inflight.begin(run.id, run.tenantId, job.jobId)
+  const renewal = renewLease(deps, flight, run.id)
   try {
     const signal = flight.controller.signal
     const latest = await latestCheckpoint(store, graph.name, run.id)
@@ -63,13 +74,32 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
     } else {
       result = await graph.run(asState(run.input), { runId: run.id, store, signal })
     }
+    // Another job took the run over (step-events.ts); it, not this execution, settles the run.
+    if (isLeaseLost(result.error)) return { outcome: 'superseded' }
     if (isRetryable(result)) throw result.error
     const after = await latestCheckpoint(store, graph.name, run.id)
     const outcome = await applyStop(deps, run, result, flight.suspensions.at(-1), after?.seq ?? 0)
     return { outcome, stopReason: result.stopReason, steps: result.steps }
   } finally {
-    deps.inflight.end(run.id)
+    clearInterval(renewal)
+    deps.inflight.end(run.id, flight)
   }
+}
+
+/**
+ * Renews the run's lease every `leaseRenewMs` while it executes. A refused or failed renewal needs
+ * nothing here: the after-step hook checks the lease in the step's own transaction and stops the
+ * run before anything of the step is written. The step is not aborted, so no `failed` checkpoint
+ * of this execution races the new job's.
+ */
+function renewLease(deps: ExecuteDeps, flight: Flight, runId: string): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    withTenant(deps.database, flight.tenant, (tx) => renewRunLease(tx, runId, flight.jobId)).catch(
+      () => undefined,
+    )
+  }, deps.leaseRenewMs ?? 2_500)
+  timer.unref()
+  return timer
 }
 
 /** Which statuses each kind of execution may take a run from (besides its own retaken lease). */
@@ -100,11 +130,21 @@ async function claim(
 
 /** A stop caused by the infrastructure (Postgres away), not by the graph: retry the job. */
 function isRetryable(result: RunResult): result is RunResult & { error: Error } {
-  const code = (result.error as { code?: unknown } | undefined)?.code
+  const code = codeOf(result)
   return (
     (result.stopReason === 'error' && code === 'checkpoint-write') ||
     (result.stopReason === 'hook_abort' && code === 'infrastructure')
   )
+}
+
+/** True when `error`, or one of its causes (a subgraph step's child run), is a lost lease. */
+function isLeaseLost(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 8) return false
+  return (error as { code?: unknown }).code === 'lease-lost' || isLeaseLost(error.cause, depth + 1)
+}
+
+function codeOf(result: RunResult): unknown {
+  return (result.error as { code?: unknown } | undefined)?.code
 }
 
 function asState(input: unknown): State {

@@ -19,10 +19,12 @@ export async function expireOverdueApproval(
   deps: { database: Database; queues: JobQueues },
   tenant: string,
   approvalId: string,
-): Promise<'expired' | 'not-pending'> {
+): Promise<{ outcome: 'expired' | 'not-pending'; runId?: string }> {
+  let runId: string | undefined
   const resume = await withTenant(deps.database, tenant, async (tx) => {
     const approval = await expireApproval(tx, approvalId)
     if (!approval) return null
+    runId = approval.runId
     await appendRunEvent(tx, approval.runId, 'approval.decided', {
       approvalId,
       step: approval.step,
@@ -61,5 +63,5 @@ export async function expireOverdueApproval(
   if (resume) {
     await deps.queues.enqueueResume(approvalId, { ...resume, tenant, reason: 'approval-expired' })
   }
-  return resume === null ? 'not-pending' : 'expired'
+  return { outcome: runId === undefined ? 'not-pending' : 'expired', ...(runId ? { runId } : {}) }
 }

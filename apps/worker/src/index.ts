@@ -1,5 +1,17 @@
-export { reconcileOnce, type ReconcileReport } from './reconciler.js'
+export {
+  DEFAULT_RECONCILE_QUIET_MS,
+  reconcileOnce,
+  type ReconcileReport,
+  type ReconcilerDeps,
+} from './reconciler.js'
 export { startWorker, type RunningWorker } from './start-worker.js'
 export type { WorkerOptions } from './worker-options.js'
 export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js'
-export { runWorker, type ConfiguredWorker } from './run-worker.js'
+export { runWorker, type ConfiguredWorker, type RunWorkerOptions } from './run-worker.js'
+export {
+  createWorkerMetrics,
+  jobWaitSeconds,
+  type WebhookDeliveryOutcome,
+  type WorkerMetrics,
+} from './metrics.js'
+export { serveMetrics, type MetricsServer } from './metrics-server.js'

@@ -2,16 +2,37 @@ import { createDb, type Database } from '@weave/db'
 import { redisConnection } from '@weave/queue'
 import { createHandlerRegistry, loadHandlerModules } from '@weave/spec'
 import type { Logger } from 'pino'
+import { collectDefaultMetrics, Registry } from 'prom-client'
 import type { WorkerConfig } from './config.js'
+import { serveMetrics, type MetricsServer } from './metrics-server.js'
 import { startWorker, type RunningWorker } from './start-worker.js'
 
 /** A worker started from its configuration, owning its database pool. */
 export interface ConfiguredWorker extends RunningWorker {
   database: Database
+  /** The `/metrics` endpoint, when `WEAVE_METRICS_PORT` is set. */
+  metricsServer?: MetricsServer
 }
 
-/** Loads the handler modules and starts a worker as the configuration says. */
-export async function runWorker(config: WorkerConfig, log: Logger): Promise<ConfiguredWorker> {
+/** Options of {@link runWorker}. */
+export interface RunWorkerOptions {
+  /**
+   * Where metrics are recorded, e.g. the API's registry when both run in one process. Absent: a
+   * registry of this worker's own, with the process's default metrics.
+   */
+  metrics?: Registry
+}
+
+/**
+ * Loads the handler modules and starts a worker as the configuration says, serving its metrics
+ * when a metrics port is configured.
+ * @throws the listen error of the metrics port (the worker is closed again first)
+ */
+export async function runWorker(
+  config: WorkerConfig,
+  log: Logger,
+  options: RunWorkerOptions = {},
+): Promise<ConfiguredWorker> {
   const handlers = createHandlerRegistry()
   const loaded = await loadHandlerModules(handlers, config.handlerModules)
   if (loaded.length > 0) log.info({ handlers: loaded }, 'handlers loaded')
@@ -20,6 +41,7 @@ export async function runWorker(config: WorkerConfig, log: Logger): Promise<Conf
     max: config.concurrency + 4,
     onError: (err) => log.warn({ err }, 'idle database connection failed'),
   })
+  const registry = options.metrics ?? processRegistry()
   const worker = startWorker({
     database,
     connection: redisConnection(config.redisUrl),
@@ -32,13 +54,38 @@ export async function runWorker(config: WorkerConfig, log: Logger): Promise<Conf
     lockDurationMs: config.lockDurationMs,
     stalledIntervalMs: config.stalledIntervalMs,
     reconcileIntervalMs: config.reconcileIntervalMs,
+    reconcileQuietMs: config.reconcileQuietMs,
+    metrics: registry,
+    ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
+    publicUrl: config.publicUrl,
   })
+  const close = async () => {
+    await worker.close()
+    await database.close()
+  }
+  let metricsServer: MetricsServer | undefined
+  if (config.metrics) {
+    try {
+      metricsServer = await serveMetrics(registry, config.metrics)
+    } catch (err) {
+      await close()
+      throw err
+    }
+    log.info({ port: metricsServer.port }, 'worker metrics served')
+  }
   return {
     ...worker,
     database,
+    ...(metricsServer ? { metricsServer } : {}),
     async close() {
-      await worker.close()
-      await database.close()
+      await metricsServer?.close()
+      await close()
     },
   }
+}
+
+function processRegistry(): Registry {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  return registry
 }

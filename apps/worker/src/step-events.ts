@@ -1,6 +1,7 @@
 import { appendRunEvent, getRun, withTenant, type Database } from '@weave/db'
 import type { StepHook } from '@weave/kernel'
 import { SHUTDOWN, stepPath, type Inflight } from './inflight.js'
+import type { WorkerMetrics } from './metrics.js'
 
 /** Tells a run's step that the user cancelled it; the kernel stops at the next step boundary. */
 export const CANCELLED_BY_USER = Symbol('cancelled by user')
@@ -15,32 +16,55 @@ export class InfrastructureError extends Error {
 }
 
 /**
- * After-step hooks of one tenant's graphs: append `step.completed` to the run's events and, in the
- * same transaction, notice a cancel requested through the API so the run stops at the boundary.
+ * Another job holds the run's lease now (the reconciler gave it one after this job vanished from
+ * Redis). This execution stops before writing the step, and leaves the run to that job.
+ */
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError'
+  readonly code = 'lease-lost'
+  constructor(readonly runId: string) {
+    super(`run ${runId} is leased to another job`)
+  }
+}
+
+/**
+ * Hooks of one tenant's graphs. Before a step: note when it started. After it: time it, append
+ * `step.completed` to the run's events and, in the same transaction, check that this job still
+ * holds the run's lease (else nothing of the step is written) and notice a cancel requested
+ * through the API so the run stops at the boundary.
  */
 export function stepEventHooks(
   database: Database,
   inflight: Inflight,
   tenant: string,
-): { after: StepHook[] } {
+  metrics?: WorkerMetrics,
+): { before: StepHook[]; after: StepHook[] } {
+  const before: StepHook = (_step, _state, ctx) => {
+    inflight.of(ctx.runId)?.stepStarts.set(`${ctx.runId}#${ctx.seq}`, performance.now())
+  }
   const after: StepHook = async (step, _state, ctx) => {
     const flight = inflight.of(ctx.runId)
     if (!flight) return
+    const key = `${ctx.runId}#${ctx.seq}`
+    const started = flight.stepStarts.get(key)
+    flight.stepStarts.delete(key)
+    if (started !== undefined) metrics?.observeStep((performance.now() - started) / 1000)
     const runId = ctx.runId.split('/')[0]!
-    // A step that suspended the run (approval, input, wait) reported it before returning.
-    const yielded = flight.suspensions.some((x) => x.runId === ctx.runId && x.seq === ctx.seq)
     const cancelled = await withTenant(database, tenant, async (tx) => {
+      // The event's insert locks the run row first, so the lease read below is current.
       await appendRunEvent(tx, runId, 'step.completed', {
         step: stepPath(ctx.runId, step),
         seq: ctx.seq,
-        status: yielded ? 'yielded' : 'done',
       })
-      return (await getRun(tx, runId))?.cancelRequested ?? false
+      const run = await getRun(tx, runId)
+      if (run?.leaseJob !== flight.jobId) throw new LeaseLostError(runId)
+      return run.cancelRequested
     }).catch((err: unknown) => {
+      if (err instanceof LeaseLostError) throw err
       throw new InfrastructureError('could not record the step', { cause: err })
     })
     if (cancelled && flight.controller.signal.reason !== SHUTDOWN)
       flight.controller.abort(CANCELLED_BY_USER)
   }
-  return { after: [after] }
+  return { before: [before], after: [after] }
 }

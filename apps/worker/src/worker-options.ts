@@ -2,6 +2,8 @@ import type { Database } from '@weave/db'
 import type { HandlerRegistry, HttpDeps, LlmDeps } from '@weave/spec'
 import type { ConnectionOptions } from 'bullmq'
 import type { Logger } from 'pino'
+import type { Registry } from 'prom-client'
+import type { DeliverySettings } from './webhooks/delivery-settings.js'
 
 /** Everything a worker needs; the CLI builds it from the validated environment. */
 export interface WorkerOptions {
@@ -22,4 +24,20 @@ export interface WorkerOptions {
   stalledIntervalMs?: number
   /** How often the reconciler runs (0: never). Default 30 s. */
   reconcileIntervalMs?: number
+  /**
+   * How long a run must sit unchanged before the reconciler repairs it (default 10 s). Running
+   * runs renew their lease at a quarter of it, so use one value for every worker.
+   */
+  reconcileQuietMs?: number
+  /** Where the worker's metrics are recorded; a fresh registry when absent. */
+  metrics?: Registry
+  /**
+   * Decrypts webhook signing secrets (`WEAVE_SECRETS_KEY`). Without it this worker sends no
+   * webhook deliveries; they wait, pending, for a worker that has it.
+   */
+  secretsKey?: Buffer
+  /** The API's public base URL: approval links point there. No links when absent. */
+  publicUrl?: string
+  /** How deliveries are attempted (defaults: 8 attempts, 1 s doubling up to 10 min, 10 s timeout). */
+  webhooks?: Partial<DeliverySettings>
 }

@@ -38,6 +38,9 @@ export function decodeCursor<const T extends readonly ('string' | 'number')[]>(
   return parsed as { [K in keyof T]: T[K] extends 'number' ? number : string }
 }
 
+const EARLIEST_TIME = Date.parse('0001-01-01T00:00:00.000Z')
+const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z')
+
 /**
  * Decodes a `[createdAtIso, id]` cursor, checking the time parses and the id is well formed.
  * @throws InvalidCursorError when it does not.
@@ -47,8 +50,13 @@ export function decodeTimeCursor(
   isId: (id: string) => boolean = () => true,
 ): { at: string; id: string } {
   const [at, id] = decodeCursor(cursor, ['string', 'string'] as const)
-  if (Number.isNaN(Date.parse(at)) || !isId(id)) throw new InvalidCursorError()
-  return { at: new Date(at).toISOString(), id }
+  const time = Date.parse(at)
+  // Postgres stores years 0001-9999 only; a forged time outside them must not reach SQL.
+  // Postgres text cannot hold a NUL either: a forged id carrying one is simply invalid.
+  if (!(time >= EARLIEST_TIME && time <= LATEST_TIME) || id.includes('\u0000') || !isId(id)) {
+    throw new InvalidCursorError()
+  }
+  return { at: new Date(time).toISOString(), id }
 }
 
 /** Splits a page fetched with `limit + 1` rows into items and the next cursor. */

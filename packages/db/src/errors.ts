@@ -10,6 +10,10 @@ export type DbErrorCode =
   | 'not-an-approver'
   | 'idempotency-conflict'
   | 'invalid-cursor'
+  | 'approval-link-not-found'
+  | 'approval-link-used'
+  | 'approval-link-expired'
+  | 'secret-decryption'
 
 /** Base class of the errors `@weave/db` throws on purpose. */
 export class DbError extends Error {
@@ -71,5 +75,13 @@ export class InvalidCursorError extends DbError {
   override name = 'InvalidCursorError'
   constructor() {
     super('invalid-cursor', 'invalid cursor')
+  }
+}
+
+/** Why an approval link cannot be used: unknown (or tampered with), already used, or expired. */
+export class ApprovalLinkError extends DbError {
+  override name = 'ApprovalLinkError'
+  constructor(code: 'approval-link-not-found' | 'approval-link-used' | 'approval-link-expired') {
+    super(code, code.replaceAll('-', ' '))
   }
 }

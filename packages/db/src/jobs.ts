@@ -6,12 +6,16 @@ export const RUNS_QUEUE = 'weave-runs'
 /** Queue of delayed timers: `wait` steps and approval timeouts. */
 export const TIMERS_QUEUE = 'weave-timers'
 
+/** Queue of outbound webhook deliveries. */
+export const WEBHOOKS_QUEUE = 'weave-webhooks'
+
 /** Job names, per queue. */
 export const JOB_NAMES = {
   run: 'run',
   resume: 'resume',
   waitElapsed: 'wait-elapsed',
   approvalTimeout: 'approval-timeout',
+  deliver: 'deliver',
 } as const
 
 const RunId = z.uuid()
@@ -58,6 +62,10 @@ export type WaitElapsedJob = z.infer<typeof WaitElapsedJob>
 export const ApprovalTimeoutJob = z.object({ approvalId: z.uuid(), tenant: Tenant }).strict()
 export type ApprovalTimeoutJob = z.infer<typeof ApprovalTimeoutJob>
 
+/** `weave-webhooks` / `deliver`: send a webhook delivery. Job id: `deliveryJobId(deliveryId)`. */
+export const DeliverJob = z.object({ deliveryId: z.uuid(), tenant: Tenant }).strict()
+export type DeliverJob = z.infer<typeof DeliverJob>
+
 // BullMQ refuses custom job ids that contain ':' or are integers, hence the '-' separators.
 
 /** Job id of a run's execution: the run id, so a duplicate enqueue is a no-op. */
@@ -78,4 +86,9 @@ export function waitJobId(runId: string, seq: number): string {
 /** Job id of an approval's timeout. */
 export function approvalTimeoutJobId(approvalId: string): string {
   return `approval-timeout-${approvalId}`
+}
+
+/** Job id of a webhook delivery: one job per delivery at a time, whoever enqueues it. */
+export function deliveryJobId(deliveryId: string): string {
+  return `delivery-${deliveryId}`
 }

@@ -5,6 +5,7 @@ import { NotFoundError } from './errors.js'
 import { runEvents } from './schema/run-events.js'
 import { runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
+import { createDeliveriesForEvent } from './webhook-deliveries.js'
 
 /** A stored run event. */
 export type RunEventRow = typeof runEvents.$inferSelect
@@ -35,7 +36,9 @@ export const TERMINAL_RUN_EVENT_TYPES: readonly RunEventType[] = [
 
 /**
  * Appends an event to a run with the next sequence number. The run row is locked first, so
- * concurrent appenders take turns and the numbers stay gap-free (run-events.int.test.ts).
+ * concurrent appenders take turns and the numbers stay gap-free (run-events.int.test.ts). In the
+ * same transaction it creates the event's webhook deliveries (createDeliveriesForEvent), so no
+ * committed event misses its deliveries.
  * @throws NotFoundError when the run does not exist in this tenant.
  */
 export async function appendRunEvent(
@@ -62,7 +65,9 @@ export async function appendRunEvent(
       data,
     })
     .returning()
-  return row as RunEventRow
+  const event = row as RunEventRow
+  await createDeliveriesForEvent(tx, event)
+  return event
 }
 
 /** Options of `listRunEvents`. */

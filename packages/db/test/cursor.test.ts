@@ -10,7 +10,14 @@ describe('cursors', () => {
   })
 
   it('refuses cursors it did not make', () => {
-    for (const bad of ['', '!!', encodeCursor([1]), encodeCursor(['not a time', 'x'])]) {
+    const beyondPostgres = ['0000-12-31T23:59:59.999Z', '+010000-01-01T00:00:00.000Z']
+    for (const bad of [
+      '',
+      '!!',
+      encodeCursor([1]),
+      encodeCursor(['not a time', 'x']),
+      ...beyondPostgres.map((at) => encodeCursor([at, 'x'])),
+    ]) {
       expect(() => decodeTimeCursor(bad)).toThrow(
         expect.objectContaining({ code: 'invalid-cursor' }),
       )

@@ -39,6 +39,7 @@ describe('migrateDatabase', () => {
     )
     expect(tables.map((t) => t.tablename)).toEqual([
       'approval_decisions',
+      'approval_tokens',
       'approvals',
       'audit_events',
       'graph_versions',
@@ -47,6 +48,9 @@ describe('migrateDatabase', () => {
       'runs',
       'tenants',
       'weave_kv',
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhooks',
     ])
     // weave_kv, the kernel's checkpoint store, isolates tenants by PgStore's namespace prefix.
     const tenantTables = tables.filter((t) => t.tablename !== 'weave_kv')

@@ -1,12 +1,15 @@
 import {
   ApprovalTimeoutJob,
+  DeliverJob,
   JOB_NAMES,
   ResumeJob,
   RunJob,
   RUNS_QUEUE,
   TIMERS_QUEUE,
+  WEBHOOKS_QUEUE,
   WaitElapsedJob,
   approvalTimeoutJobId,
+  deliveryJobId,
   resumeJobId,
   runJobId,
   waitJobId,
@@ -32,10 +35,25 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 }
 
+/**
+ * Delivery jobs. A receiver's failure does not fail the job: the worker records the attempt and
+ * delays the job itself, counting attempts in Postgres. These retries are for the worker's own
+ * failures (Postgres away). Finished jobs stay an hour, so announcing a delivery just sent again
+ * is a no-op rather than a new job.
+ */
+export const DELIVERY_JOB_OPTIONS: JobsOptions = {
+  ...DEFAULT_JOB_OPTIONS,
+  removeOnComplete: { age: 3600, count: 10_000 },
+}
+
+/** The queues {@link JobQueues.hasLiveJob} can look in. */
+export type QueueName = 'runs' | 'timers' | 'webhooks'
+
 /** Enqueues Weave's jobs with deterministic ids, so duplicates are no-ops. */
 export interface JobQueues {
   readonly runs: Queue
   readonly timers: Queue
+  readonly webhooks: Queue
   /** Executes a queued run (job id = run id). */
   enqueueRun(job: RunJob): Promise<void>
   /** Resumes a run once per `key` (e.g. an approval id). */
@@ -44,12 +62,14 @@ export interface JobQueues {
   scheduleWait(job: WaitElapsedJob, delayMs: number): Promise<void>
   /** Expires an approval after `delayMs`. */
   scheduleApprovalTimeout(job: ApprovalTimeoutJob, delayMs: number): Promise<void>
+  /** Sends a webhook delivery after `delayMs` (default now); one job per delivery at a time. */
+  enqueueDelivery(job: DeliverJob, delayMs?: number): Promise<void>
   /** True when a job with this id is waiting, delayed, active or being retried. */
-  hasLiveJob(queue: 'runs' | 'timers', jobId: string): Promise<boolean>
+  hasLiveJob(queue: QueueName, jobId: string): Promise<boolean>
   close(): Promise<void>
 }
 
-/** Opens the runs and timers queues. */
+/** Opens the runs, timers and webhooks queues. */
 export function createJobQueues(o: JobQueueOptions): JobQueues {
   const shared = {
     connection: o.connection,
@@ -58,11 +78,13 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
   }
   const runs = new Queue(RUNS_QUEUE, shared)
   const timers = new Queue(TIMERS_QUEUE, shared)
-  const queueOf = (name: 'runs' | 'timers') => (name === 'runs' ? runs : timers)
+  const webhooks = new Queue(WEBHOOKS_QUEUE, { ...shared, defaultJobOptions: DELIVERY_JOB_OPTIONS })
+  const queueOf = (name: QueueName) => ({ runs, timers, webhooks })[name]
 
   return {
     runs,
     timers,
+    webhooks,
     async enqueueRun(job) {
       await runs.add(JOB_NAMES.run, RunJob.parse(job), { jobId: runJobId(job.runId) })
     },
@@ -81,6 +103,12 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
         delay: Math.max(0, Math.round(delayMs)),
       })
     },
+    async enqueueDelivery(job, delayMs = 0) {
+      await webhooks.add(JOB_NAMES.deliver, DeliverJob.parse(job), {
+        jobId: deliveryJobId(job.deliveryId),
+        delay: Math.max(0, Math.round(delayMs)),
+      })
+    },
     async hasLiveJob(queue, jobId) {
       const job = await queueOf(queue).getJob(jobId)
       if (!job) return false
@@ -94,7 +122,7 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
       )
     },
     async close() {
-      await Promise.all([runs.close(), timers.close()])
+      await Promise.all([runs.close(), timers.close(), webhooks.close()])
     },
   }
 }

@@ -25,6 +25,12 @@ declare module 'fastify' {
     authenticate: AuthHook
     /** A hook that requires a valid bearer token holding `scope` (401, then 403). */
     requireScope(scope: Scope): AuthHook
+    /**
+     * The tenant of the request's bearer token when it verifies, else undefined. It does not
+     * authenticate the request (`principal` stays unset until an auth hook runs); the
+     * verification is shared with that hook, so a token is verified once per request.
+     */
+    verifiedTenant(request: FastifyRequest): Promise<string | undefined>
   }
 }
 
@@ -58,15 +64,33 @@ export const authPlugin = fp<AuthPluginOptions>(
       },
     })
 
+    const verifications = new WeakMap<FastifyRequest, Promise<Principal>>()
+    const verify = (request: FastifyRequest): Promise<Principal> => {
+      let verification = verifications.get(request)
+      if (!verification) {
+        verification = (async () => verifier.verify(bearerToken(request.headers.authorization)))()
+        verifications.set(request, verification)
+      }
+      return verification
+    }
+
     const authenticate = async (request: FastifyRequest): Promise<Principal> => {
       const known = principals.get(request)
       if (known) return known
-      const principal = await verifier.verify(bearerToken(request.headers.authorization))
+      const principal = await verify(request)
       principals.set(request, principal)
       request.log.debug({ tenant: principal.tenant, subject: principal.subject }, 'authenticated')
       return principal
     }
 
+    app.decorate('verifiedTenant', async (request: FastifyRequest) => {
+      if (request.headers.authorization === undefined) return undefined
+      try {
+        return (await verify(request)).tenant
+      } catch {
+        return undefined
+      }
+    })
     app.decorate('authenticate', async (request: FastifyRequest) => {
       await authenticate(request)
     })

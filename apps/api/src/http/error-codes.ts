@@ -56,6 +56,18 @@ export const errorCodeProblems: ReadonlyMap<string, CodeMapping> = new Map<strin
     'not-an-approver',
     { problem: 'not-an-approver', detail: "You are not one of the approval's approvers." },
   ],
+  [
+    'approval-link-not-found',
+    { problem: 'approval-link-not-found', detail: 'This approval link is not valid.' },
+  ],
+  [
+    'approval-link-used',
+    { problem: 'approval-link-used', detail: 'This approval link has already been used.' },
+  ],
+  [
+    'approval-link-expired',
+    { problem: 'approval-link-expired', detail: 'This approval link has expired.' },
+  ],
   // Postgres SQLSTATE
   ['23505', { problem: 'conflict', detail: 'The resource already exists.' }],
   ['40001', { problem: 'conflict', detail: 'A concurrent change conflicted; retry the request.' }],

@@ -8,7 +8,10 @@ export interface MetricsPluginOptions {
   registry: Registry
 }
 
-/** Records every response's duration, by method, route pattern and status, in `registry`. */
+/**
+ * Records every response's duration, by method, route pattern and status, in `registry`; event
+ * streams are left out.
+ */
 export const metricsPlugin = fp<MetricsPluginOptions>(
   async (app, { registry }) => {
     const duration =
@@ -21,6 +24,8 @@ export const metricsPlugin = fp<MetricsPluginOptions>(
         registers: [registry],
       })
     app.addHook('onResponse', async (request, reply) => {
+      // An event stream lasts as long as its run: it would swamp the latency buckets.
+      if (String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')) return
       // The route pattern, never the raw URL, keeps the label set bounded.
       const route = request.routeOptions.url ?? 'unmatched'
       duration.observe(

@@ -15,6 +15,7 @@ const DESCRIPTIONS: Partial<Record<ProblemStatus, string>> = {
   403: 'The token lacks the required scope, or a rule forbids the caller',
   404: 'Not found',
   409: "Conflicts with the resource's current state",
+  410: 'Gone: the link has expired',
   413: 'The request body is too large',
   415: 'The request body is not application/json',
   422: 'The input parses but does not validate',

@@ -1,4 +1,5 @@
 import rateLimit from '@fastify/rate-limit'
+import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import { RateLimitedError } from './app-errors.js'
@@ -10,16 +11,27 @@ export interface RateLimitPluginOptions {
   nameSpace: string
   /** Shares counters between API processes; in-process counters when absent. */
   redis?: Redis
+  /**
+   * The tenant of the request's bearer token, only when the token verifies (see
+   * `app.verifiedTenant`); requests without one are limited per client IP.
+   */
+  tenantOf?: (request: FastifyRequest) => Promise<string | undefined>
 }
 
 /**
- * Limits requests per client IP and minute, answering 429 with `Retry-After`. The limiter is one
- * global `onRequest` hook, so it runs before any route's auth hook (a flood of bad tokens is
- * limited before it is verified) and covers unknown routes too; a route opts out with
+ * Limits requests per tenant and minute (per client IP without a valid token), answering 429 with
+ * `Retry-After` as problem details. The limiter is one global `onRequest` hook, so it runs before
+ * any route's auth hook and covers unknown routes too; a route opts out with
  * `config: { rateLimit: false }`.
+ *
+ * The tenant key comes from a verified token, never from a decoded one: a forged or expired
+ * token cannot spend another tenant's budget, it falls back to its IP's. The verification is
+ * cached on the request and reused by the route's auth hook, so no token is verified twice; a
+ * flood of bad tokens costs one verification each and is limited per IP.
  */
 export const rateLimitPlugin = fp<RateLimitPluginOptions>(
   async (app, options) => {
+    const tenantOf = options.tenantOf ?? (async () => undefined)
     await app.register(rateLimit, {
       global: false,
       max: options.perMinute,
@@ -28,6 +40,10 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
       skipOnError: true,
       nameSpace: options.nameSpace,
       ...(options.redis ? { redis: options.redis } : {}),
+      keyGenerator: async (request) => {
+        const tenant = await tenantOf(request)
+        return tenant === undefined ? `ip:${request.ip}` : `tenant:${tenant}`
+      },
       errorResponseBuilder: (_request, context) => new RateLimitedError(context.ttl / 1000),
     })
     const limit = app.rateLimit()

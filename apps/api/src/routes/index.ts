@@ -1,10 +1,12 @@
 import type { RoutePlugin } from '../app.js'
 import type { ApiServices } from '../services/api-services.js'
+import { approvalHookRoutes } from './approval-hooks.js'
 import { approvalRoutes } from './approvals.js'
 import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
 import { runRoutes } from './runs.js'
+import { webhookRoutes } from './webhooks.js'
 
 export type { ApiServices } from '../services/api-services.js'
 
@@ -17,5 +19,7 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   runRoutes,
   runEventRoutes,
   approvalRoutes,
+  approvalHookRoutes,
   auditRoutes,
+  webhookRoutes,
 ]

@@ -4,6 +4,25 @@ import { storableJsonProblem, textProblem } from './storable-json.js'
 /** An ISO 8601 UTC timestamp with milliseconds, as every Weave time is rendered. */
 export const Timestamp = z.iso.datetime().meta({ examples: ['2025-01-31T09:30:00.000Z'] })
 
+// The instants Weave can hand Postgres as a timestamptz: the query builder sends a Date as its
+// toISOString(), and Postgres refuses year 0000 and six-digit or negative years (22008, 22007).
+const EARLIEST_TIME = Date.parse('0001-01-01T00:00:00.000Z')
+const LATEST_TIME = Date.parse('9999-12-31T23:59:59.999Z')
+
+/**
+ * An RFC 3339 time a client filters by (`?since=`), with any UTC offset, whose instant falls in
+ * years 0001–9999 UTC: `0000-01-01T00:00:00Z` matches the ISO pattern but no timestamptz.
+ */
+export function FilterTime() {
+  return z.iso.datetime({ offset: true }).refine(
+    (value) => {
+      const time = Date.parse(value)
+      return time >= EARLIEST_TIME && time <= LATEST_TIME
+    },
+    { error: 'must fall between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z' },
+  )
+}
+
 /** A string Postgres can store as sent (no U+0000, no lone surrogate). */
 export function Text() {
   return z.string().check((ctx) => {

@@ -226,9 +226,37 @@ export const RunEventPage = pageOf(RunEvent).meta({
 /** `GET /v1/runs/{id}/events?format=json`. */
 export type RunEventPage = z.infer<typeof RunEventPage>
 
+// An SSE event id: the event's sequence number, as `Last-Event-ID` sends it back.
+const EventSeq = z
+  .string()
+  .regex(/^[0-9]{1,10}$/, 'must be an event id (a sequence number)')
+  .transform(Number)
+  .pipe(z.int().max(2_147_483_647))
+
 /** `GET /v1/runs/{id}/events` query. */
 export const RunEventsQuery = z.object({
-  format: z.enum(['json']).optional().meta({ description: '`json` for a JSON list' }),
-  limit: z.coerce.number().int().min(1).max(1000).default(1000),
-  cursor: Text().min(1).max(64).optional(),
+  format: z
+    .enum(['json'])
+    .optional()
+    .meta({ description: '`json` for a JSON list; otherwise a `text/event-stream`' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(1000)
+    .meta({ description: 'JSON list: page size' }),
+  cursor: Text().min(1).max(64).optional().meta({ description: 'JSON list: `nextCursor`' }),
+  lastEventId: EventSeq.optional().meta({
+    description: 'Event stream: start after this event id (the `Last-Event-ID` header wins)',
+    examples: ['3'],
+  }),
+})
+
+/** `GET /v1/runs/{id}/events` headers. */
+export const RunEventsHeaders = z.looseObject({
+  'last-event-id': EventSeq.optional().meta({
+    description: 'Event stream: replay only the events after this id (sent by EventSource)',
+    examples: ['3'],
+  }),
 })

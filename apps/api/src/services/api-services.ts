@@ -1,17 +1,28 @@
 import { GraphRegistry, type Database } from '@weave/db'
 import type { JobQueues } from '@weave/queue'
+import { createEgressPolicy, type LookupAll } from '@weave/spec'
 import type { Logger } from 'pino'
+import { createApprovalHookService, type ApprovalHookService } from './approval-hook-service.js'
 import { createApprovalService, type ApprovalService } from './approval-service.js'
 import { createAuditService, type AuditService } from './audit-service.js'
 import { createGraphService, type GraphService } from './graph-service.js'
+import {
+  createRunEventStreams,
+  type RunEventStreamDeps,
+  type RunEventStreams,
+} from './run-event-stream.js'
 import { createRunService, type RunService } from './run-service.js'
+import { createWebhookService, type WebhookService } from './webhook-service.js'
 
 /** The services every resource route plugin receives as its options. */
 export interface ApiServices {
   graphs: GraphService
   runs: RunService
+  runEvents: RunEventStreams
   approvals: ApprovalService
+  approvalHooks: ApprovalHookService
   audit: AuditService
+  webhooks: WebhookService
 }
 
 /** What {@link createApiServices} builds the services over. */
@@ -22,6 +33,14 @@ export interface ApiServiceDeps {
   registry?: GraphRegistry
   /** Reports handled degradations (a run left to the reconciler). */
   log?: Pick<Logger, 'warn'>
+  /** Encrypts webhook signing secrets (`config.secretsKey`); no webhooks without it. */
+  secretsKey?: Buffer | undefined
+  /** `config.httpAllow`: webhook URLs follow the `http` steps' egress rules (public hosts only). */
+  httpAllow?: readonly string[]
+  /** Resolves webhook hosts for that check (default: the system resolver). */
+  lookup?: LookupAll
+  /** Live wake-ups and limits of run event streams (SSE); streams poll without wake-ups. */
+  runEvents?: Omit<RunEventStreamDeps, 'database'>
 }
 
 /** Builds every resource service, for `buildApp({ services, routes: resourceRoutes })`. */
@@ -35,7 +54,14 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   return {
     graphs: createGraphService(serviceDeps),
     runs: createRunService(serviceDeps),
+    runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
     approvals: createApprovalService(serviceDeps),
+    approvalHooks: createApprovalHookService(serviceDeps),
     audit: createAuditService(serviceDeps),
+    webhooks: createWebhookService({
+      database: deps.database,
+      secretsKey: deps.secretsKey,
+      egress: createEgressPolicy(deps.httpAllow ?? [], deps.lookup),
+    }),
   }
 }

@@ -1,14 +1,5 @@
 import type { Json } from '@weave/kernel'
-import {
-  appendAudit,
-  appendRunEvent,
-  decideApproval,
-  getApproval,
-  listApprovals,
-  settledApprovalResumeJob,
-  withTenant,
-  type Approval,
-} from '@weave/db'
+import { getApproval, listApprovals, withTenant, type Approval } from '@weave/db'
 import type { Principal } from '../auth/principal.js'
 import { NotFoundError } from '../http/app-errors.js'
 import type {
@@ -19,6 +10,7 @@ import type {
 } from '../schemas/approvals.js'
 import type { z } from 'zod'
 import { enqueueOrUnavailable, type AuditContext, type ServiceDeps } from './deps.js'
+import { recordDecision } from './record-decision.js'
 
 /** Approvals as the API offers them. */
 export interface ApprovalService {
@@ -27,9 +19,9 @@ export interface ApprovalService {
   /** One approval with its decisions. @throws {NotFoundError} */
   get(tenant: string, id: string): Promise<ApprovalView>
   /**
-   * The one way the API decides an approval, whatever the path (this endpoint, approval links):
-   * records the decision with its run event and audit event in one transaction, and once the
-   * approval settles, resumes its run exactly once (the job id is the approval id).
+   * Decides an approval for a token's subject through `recordDecision`, the path approval links
+   * take too: the decision with its run event and audit event in one transaction, and once the
+   * approval settles, its run resumed exactly once (the job id is the approval id).
    * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`,
    *   `already-decided`, `material-mismatch`; `separation-of-duties`, `not-an-approver`
    * @throws {ServiceUnavailableError} when the settled run cannot be enqueued
@@ -60,8 +52,8 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
     },
 
     async decide(tenant, principal, approvalId, body, context) {
-      const { approval, resume } = await withTenant(database, tenant, async (tx) => {
-        const result = await decideApproval(tx, {
+      const { approval, resume } = await withTenant(database, tenant, (tx) =>
+        recordDecision(tx, {
           approvalId,
           subject: principal.subject,
           subjectScopes: [...principal.scopes],
@@ -69,28 +61,10 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
           comment: body.comment ?? null,
           input: (body.input ?? null) as Json | null,
           materialHash: body.materialHash ?? null,
-        })
-        const { approval, settled } = result
-        const details = {
-          approvalId: approval.id,
-          runId: approval.runId,
-          step: approval.step,
-          by: principal.subject,
-          decision: body.decision,
-          comment: body.comment ?? null,
-          status: settled?.status ?? 'pending',
-        }
-        await appendRunEvent(tx, approval.runId, 'approval.decided', details)
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'approval.decided',
-          target: { kind: 'approval', id: approval.id },
-          requestId: context.requestId,
-          ip: context.ip,
-          details,
-        })
-        return { approval, resume: settled ? await settledApprovalResumeJob(tx, approval) : null }
-      })
+          auditAction: 'approval.decided',
+          context,
+        }),
+      )
       if (resume) await enqueueOrUnavailable(() => deps.queues.enqueueResume(approvalId, resume))
       return toApprovalView(approval)
     },

@@ -39,16 +39,21 @@ export async function enqueueOrUnavailable(add: () => Promise<void>): Promise<vo
 
 /**
  * Adds a run's job. A committed `queued` run whose job is lost is enqueued again by the worker's
- * reconciler, so a queue outage delays the run instead of failing the request.
+ * reconciler, so a queue outage delays the run instead of failing the request. `context` puts
+ * the request id on the log line.
  */
 export async function enqueueRunOrDefer(
   deps: ServiceDeps,
   runId: string,
   tenant: string,
+  context: AuditContext,
 ): Promise<void> {
   try {
     await deps.queues.enqueueRun({ runId, tenant })
   } catch (err) {
-    deps.log?.warn({ err, runId }, 'run enqueue failed; the reconciler will enqueue it')
+    deps.log?.warn(
+      { err, runId, requestId: context.requestId },
+      'run enqueue failed; the reconciler will enqueue it',
+    )
   }
 }

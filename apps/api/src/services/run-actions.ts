@@ -104,7 +104,7 @@ export function createRunActions(
         })
         return run
       })
-      await enqueueRunOrDefer(deps, forked.id, tenant)
+      await enqueueRunOrDefer(deps, forked.id, tenant, context)
       return get(tenant, forked.id)
     },
 

@@ -25,6 +25,7 @@ import type { z } from 'zod'
 import { readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
 import { enqueueRunOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { createRunActions, type RunActions } from './run-actions.js'
+import { toRunEvent } from './run-event-stream.js'
 import { runnableVersion } from './runnable-graph.js'
 import { pendingApprovalIds, requireRun, toRunSummary, toRunView } from './run-views.js'
 
@@ -102,7 +103,7 @@ export function createRunService(deps: ServiceDeps): RunService {
         }
         return result
       })
-      if (run.status === 'queued') await enqueueRunOrDefer(deps, run.id, tenant)
+      if (run.status === 'queued') await enqueueRunOrDefer(deps, run.id, tenant, context)
       return { run: created ? toRunView(run, {}, []) : await get(tenant, run.id), created }
     },
 
@@ -137,12 +138,7 @@ export function createRunService(deps: ServiceDeps): RunService {
         await requireRun(tx, id)
         return listRunEvents(tx, id, { afterSeq, limit: query.limit + 1 })
       })
-      const items = events.slice(0, query.limit).map((event) => ({
-        id: event.seq,
-        type: event.type,
-        data: event.data,
-        at: event.at.toISOString(),
-      }))
+      const items = events.slice(0, query.limit).map(toRunEvent)
       const last = items.at(-1)
       return { items, nextCursor: events.length > query.limit && last ? String(last.id) : null }
     },

@@ -7,6 +7,8 @@ const BASE_URL =
 
 /** A fresh, migrated database owned by one test file. */
 export interface TestDatabase {
+  /** The database's URL (owner credentials), for connections of a test's own. */
+  url: string
   /** Pool running as the app role, as the API does. */
   database: Database
   drop(): Promise<void>
@@ -20,6 +22,7 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
   await migrateDatabase({ connectionString: url.toString() })
   const database = createDb({ connectionString: url.toString(), max: 12 })
   return {
+    url: url.toString(),
     database,
     drop: async () => {
       await database.close()

@@ -1,4 +1,4 @@
-import { createLogger, loadConfig } from '@weave/api'
+import { createLogger, createMetricsRegistry, loadConfig } from '@weave/api'
 import { migrateDatabase } from '@weave/db'
 import { loadWorkerConfig, runWorker } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
@@ -34,8 +34,10 @@ export const startCommand: Command = async (args, io) => {
     'database ready',
   )
 
-  const worker = await runWorker(workerConfig, log.child({ component: 'worker' }))
-  const api = composeApi(config, log)
+  // One registry: the API's /metrics shows the worker's metrics too.
+  const metrics = createMetricsRegistry()
+  const worker = await runWorker(workerConfig, log.child({ component: 'worker' }), { metrics })
+  const api = composeApi(config, log, { metrics })
   try {
     await api.app.listen({ port: config.port, host: config.host })
     const signal = await waitForShutdownSignal()

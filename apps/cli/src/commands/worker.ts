@@ -2,6 +2,7 @@ import { createLogger } from '@weave/api'
 import { loadWorkerConfig, runWorker } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
+import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
 const WORKER_USAGE = `Usage: weave worker
@@ -16,7 +17,8 @@ export const workerCommand: Command = async (args, io) => {
     io.stdout(WORKER_USAGE)
     return EXIT.ok
   }
-  const config = loadWorkerConfig(io.env)
+  // The development JWT secret, when used, is what the webhook secrets key derives from.
+  const config = loadWorkerConfig(withDevSecret(io.env).env)
   const log = createLogger({ level: config.logLevel })
   const worker = await runWorker(config, log.child({ component: 'worker' }))
   const signal = await waitForShutdownSignal()

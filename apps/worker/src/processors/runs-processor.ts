@@ -2,14 +2,19 @@ import { JOB_NAMES, ResumeJob, RunJob } from '@weave/db'
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq'
 import type { Logger } from 'pino'
 import { executeRun, type ExecuteDeps, type ExecutionOutcome } from '../execute-run.js'
+import { jobWaitSeconds, type WorkerMetrics } from '../metrics.js'
 
 /**
  * Executes `run` and `resume` jobs. Safe to retry: execution continues from the last checkpoint.
  * A run interrupted by this worker's shutdown is put back as delayed so another worker continues
  * it without spending one of the job's attempts.
  */
-export function runsProcessor(deps: ExecuteDeps & { log: Logger }): Processor {
+export function runsProcessor(
+  deps: ExecuteDeps & { log: Logger; metrics?: WorkerMetrics },
+): Processor {
   return async (job: Job, token?: string): Promise<ExecutionOutcome> => {
+    const wait = jobWaitSeconds(job)
+    if (wait !== undefined) deps.metrics?.observeQueueWait(job.queueName, wait)
     const execution = parse(job)
     const log = deps.log.child({ jobId: job.id, runId: execution.runId, tenant: execution.tenant })
     log.debug({ kind: execution.kind }, 'job started')
@@ -21,6 +26,8 @@ export function runsProcessor(deps: ExecuteDeps & { log: Logger }): Processor {
     }
     if (result.outcome === 'skipped')
       log.info({ status: result.status }, 'run not runnable; job skipped')
+    else if (result.outcome === 'superseded')
+      log.warn('run leased to another job meanwhile; this execution stopped')
     else
       log.info(
         { outcome: result.outcome, stopReason: result.stopReason, steps: result.steps },

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { problemResponses } from '../http/problem-responses.js'
+import { IdParams } from '../schemas/common.js'
+import {
+  CreateWebhookBody,
+  CreatedWebhook,
+  DeliveryPage,
+  WebhookPage,
+  WebhookPageQuery,
+} from '../schemas/webhooks.js'
+import type { ApiServices } from '../services/api-services.js'
+import { auditContext } from './audit-context.js'
+
+const TAGS = ['webhooks']
+const SCOPE = 'webhooks:manage'
+
+/** `/v1/webhooks`: register, list and delete webhooks, and read their deliveries. */
+export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { webhooks }) => {
+  app.post(
+    '/v1/webhooks',
+    {
+      onRequest: app.requireScope(SCOPE),
+      schema: {
+        operationId: 'createWebhook',
+        summary: 'Register a webhook; the answer shows its signing secret, once',
+        tags: TAGS,
+        body: CreateWebhookBody,
+        response: {
+          201: CreatedWebhook,
+          ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, principal, body } = request
+      const created = await webhooks.create(tenant, principal, body, auditContext(request))
+      return reply.code(201).header('location', `/v1/webhooks/${created.id}`).send(created)
+    },
+  )
+
+  app.get(
+    '/v1/webhooks',
+    {
+      onRequest: app.requireScope(SCOPE),
+      schema: {
+        operationId: 'listWebhooks',
+        summary: "List the tenant's webhooks, newest first",
+        tags: TAGS,
+        querystring: WebhookPageQuery,
+        response: { 200: WebhookPage, ...problemResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => webhooks.list(request.tenant, request.query),
+  )
+
+  app.delete(
+    '/v1/webhooks/:id',
+    {
+      onRequest: app.requireScope(SCOPE),
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook; its pending deliveries are not sent',
+        tags: TAGS,
+        params: IdParams,
+        response: {
+          204: z.null().meta({ description: 'Deleted' }),
+          ...problemResponses(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, principal, params } = request
+      await webhooks.remove(tenant, principal, params.id, auditContext(request))
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/v1/webhooks/:id/deliveries',
+    {
+      onRequest: app.requireScope(SCOPE),
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: "List a webhook's deliveries with every attempt, newest first",
+        tags: TAGS,
+        params: IdParams,
+        querystring: WebhookPageQuery,
+        response: { 200: DeliveryPage, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => webhooks.deliveries(request.tenant, request.params.id, request.query),
+  )
+}

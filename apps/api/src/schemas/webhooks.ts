@@ -1,0 +1,136 @@
+import { DELIVERY_STATUSES, RUN_EVENT_TYPES } from '@weave/db'
+import { z } from 'zod'
+import { PageQuery, Text, Timestamp, pageOf } from './common.js'
+
+const WEBHOOK_ID = '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f'
+const CREATED = {
+  id: WEBHOOK_ID,
+  url: 'https://hooks.example.com/weave',
+  events: ['approval.requested', 'run.completed'],
+  createdBy: 'alice',
+  createdAt: '2025-01-31T09:30:00.000Z',
+}
+
+/** `POST /v1/webhooks`. */
+export const CreateWebhookBody = z
+  .strictObject({
+    url: Text()
+      .max(2048)
+      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
+      .meta({
+        description:
+          'Where deliveries are POSTed. Private, loopback and link-local addresses are refused ' +
+          'unless the server allow-lists them (WEAVE_HTTP_ALLOW); redirects are not followed.',
+      }),
+    events: z
+      .array(z.enum(RUN_EVENT_TYPES))
+      .min(1)
+      .max(RUN_EVENT_TYPES.length)
+      .meta({ description: 'Run event types to deliver' }),
+  })
+  .meta({
+    id: 'CreateWebhookBody',
+    examples: [{ url: CREATED.url, events: CREATED.events }],
+  })
+/** `POST /v1/webhooks`. */
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>
+
+/** A webhook subscription; its secret is never shown again after creation. */
+export const WebhookView = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    events: z.array(z.string()),
+    createdBy: z.string(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'Webhook', examples: [CREATED] })
+/** A webhook. */
+export type WebhookView = z.infer<typeof WebhookView>
+
+/** `POST /v1/webhooks` answer: the webhook and its signing secret, shown this once. */
+export const CreatedWebhook = WebhookView.extend({
+  secret: z.string().meta({
+    description:
+      'The Standard Webhooks signing secret (`whsec_…`). Shown only in this response: store it ' +
+      'to verify the `webhook-signature` header of each delivery.',
+  }),
+}).meta({
+  id: 'CreatedWebhook',
+  examples: [{ ...CREATED, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }],
+})
+/** A created webhook. */
+export type CreatedWebhook = z.infer<typeof CreatedWebhook>
+
+/** `GET /v1/webhooks`. */
+export const WebhookPage = pageOf(WebhookView).meta({ id: 'WebhookPage' })
+/** `GET /v1/webhooks`. */
+export type WebhookPage = z.infer<typeof WebhookPage>
+
+/** One HTTP attempt of a delivery. */
+export const DeliveryAttemptView = z
+  .object({
+    attempt: z.int(),
+    statusCode: z.int().nullable().meta({ description: 'Null when no response came' }),
+    error: z.string().nullable().meta({ description: 'Why the attempt got no 2xx, if known' }),
+    durationMs: z.int(),
+    at: Timestamp,
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' })
+
+/** One run event sent (or being sent) to a webhook, with every attempt. */
+export const DeliveryView = z
+  .object({
+    id: z.uuid().meta({ description: 'Also the `webhook-id` header of every attempt' }),
+    webhookId: z.uuid(),
+    eventType: z.string(),
+    runId: z.uuid(),
+    eventSeq: z.int(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.array(DeliveryAttemptView),
+    nextAttemptAt: Timestamp.nullable().meta({ description: 'When pending: the next attempt' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({
+    id: 'WebhookDelivery',
+    examples: [
+      {
+        id: '3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b',
+        webhookId: WEBHOOK_ID,
+        eventType: 'run.completed',
+        runId: '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11',
+        eventSeq: 7,
+        status: 'succeeded',
+        attempts: [
+          {
+            attempt: 1,
+            statusCode: 503,
+            error: null,
+            durationMs: 41,
+            at: '2025-01-31T09:30:01.000Z',
+          },
+          {
+            attempt: 2,
+            statusCode: 200,
+            error: null,
+            durationMs: 38,
+            at: '2025-01-31T09:30:02.000Z',
+          },
+        ],
+        nextAttemptAt: null,
+        createdAt: '2025-01-31T09:30:01.000Z',
+        updatedAt: '2025-01-31T09:30:02.000Z',
+      },
+    ],
+  })
+/** A delivery. */
+export type DeliveryView = z.infer<typeof DeliveryView>
+
+/** `GET /v1/webhooks/{id}/deliveries`. */
+export const DeliveryPage = pageOf(DeliveryView).meta({ id: 'WebhookDeliveryPage' })
+/** `GET /v1/webhooks/{id}/deliveries`. */
+export type DeliveryPage = z.infer<typeof DeliveryPage>
+
+/** `?limit=&cursor=` of the webhook lists. */
+export const WebhookPageQuery = PageQuery

@@ -1,0 +1,176 @@
+import {
+  appendAudit,
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  withTenant,
+  type Database,
+  type WebhookDelivery,
+  type WebhookRow,
+} from '@weave/db'
+import type { EgressPolicy } from '@weave/spec'
+import type { Principal } from '../auth/principal.js'
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../http/app-errors.js'
+import type {
+  CreateWebhookBody,
+  CreatedWebhook,
+  DeliveryPage,
+  DeliveryView,
+  WebhookPage,
+  WebhookView,
+} from '../schemas/webhooks.js'
+import type { AuditContext } from './deps.js'
+
+/** Outbound webhooks as the API offers them. */
+export interface WebhookService {
+  /**
+   * Registers a webhook after checking its URL against the egress policy; the answer carries
+   * the signing secret, which is never shown again. Writes `webhook.created` to the audit log.
+   * @throws {BadRequestError} `webhook-url-refused`; {ServiceUnavailableError} without a secrets key
+   */
+  create(
+    tenant: string,
+    principal: Pick<Principal, 'subject'>,
+    body: CreateWebhookBody,
+    context: AuditContext,
+  ): Promise<CreatedWebhook>
+  /** The tenant's webhooks, newest first. @throws InvalidCursorError (`invalid-cursor`) */
+  list(tenant: string, query: { limit: number; cursor?: string | undefined }): Promise<WebhookPage>
+  /**
+   * Deletes a webhook; its pending deliveries are not sent. Writes `webhook.deleted`.
+   * @throws {NotFoundError} `webhook-not-found`
+   */
+  remove(
+    tenant: string,
+    principal: Pick<Principal, 'subject'>,
+    id: string,
+    context: AuditContext,
+  ): Promise<void>
+  /**
+   * A webhook's deliveries with every attempt, newest first. Payloads are not shown: an
+   * `approval.requested` payload carries approval links.
+   * @throws {NotFoundError} `webhook-not-found`; InvalidCursorError (`invalid-cursor`)
+   */
+  deliveries(
+    tenant: string,
+    id: string,
+    query: { limit: number; cursor?: string | undefined },
+  ): Promise<DeliveryPage>
+}
+
+/** What {@link createWebhookService} needs. */
+export interface WebhookServiceDeps {
+  database: Database
+  /** Encrypts signing secrets; without it webhooks cannot be registered (503). */
+  secretsKey?: Buffer | undefined
+  /** The `http` steps' egress policy (WEAVE_HTTP_ALLOW), applied to webhook URLs. */
+  egress: EgressPolicy
+}
+
+/** Builds the {@link WebhookService}. */
+export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
+  const { database } = deps
+  const notFound = (id: string) =>
+    new NotFoundError(`No webhook ${id}.`, { problem: 'webhook-not-found' })
+  return {
+    async create(tenant, principal, body, context) {
+      const key = deps.secretsKey
+      if (!key) {
+        throw new ServiceUnavailableError(
+          'Webhooks are not available: this server has no WEAVE_SECRETS_KEY.',
+        )
+      }
+      const refusal = await refusalOf(deps.egress, body.url)
+      if (refusal !== undefined) {
+        throw new BadRequestError(`The webhook URL is refused: ${refusal}.`, {
+          problem: 'webhook-url-refused',
+          errors: [{ path: '/url', message: refusal }],
+        })
+      }
+      const { webhook, secret } = await withTenant(database, tenant, async (tx) => {
+        const created = await createWebhook(tx, key, { ...body, createdBy: principal.subject })
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'webhook.created',
+          target: { kind: 'webhook', id: created.webhook.id },
+          requestId: context.requestId,
+          ip: context.ip,
+          details: { url: created.webhook.url, events: created.webhook.events },
+        })
+        return created
+      })
+      return { ...toWebhookView(webhook), secret }
+    },
+
+    async list(tenant, query) {
+      const page = await withTenant(database, tenant, (tx) => listWebhooks(tx, query))
+      return { items: page.items.map(toWebhookView), nextCursor: page.nextCursor }
+    },
+
+    async remove(tenant, principal, id, context) {
+      const deleted = await withTenant(database, tenant, async (tx) => {
+        const row = await deleteWebhook(tx, id)
+        if (!row) return null
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'webhook.deleted',
+          target: { kind: 'webhook', id: row.id },
+          requestId: context.requestId,
+          ip: context.ip,
+          details: { url: row.url },
+        })
+        return row
+      })
+      if (!deleted) throw notFound(id)
+    },
+
+    async deliveries(tenant, id, query) {
+      const page = await withTenant(database, tenant, async (tx) =>
+        (await getWebhook(tx, id)) ? listWebhookDeliveries(tx, id, query) : null,
+      )
+      if (!page) throw notFound(id)
+      return { items: page.items.map(toDeliveryView), nextCursor: page.nextCursor }
+    },
+  }
+}
+
+async function refusalOf(egress: EgressPolicy, url: string): Promise<string | undefined> {
+  try {
+    return await egress.check(new URL(url))
+  } catch {
+    return `host "${new URL(url).hostname}" does not resolve`
+  }
+}
+
+function toWebhookView(webhook: WebhookRow): WebhookView {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    createdBy: webhook.createdBy,
+    createdAt: webhook.createdAt.toISOString(),
+  }
+}
+
+function toDeliveryView(delivery: WebhookDelivery): DeliveryView {
+  return {
+    id: delivery.id,
+    webhookId: delivery.webhookId,
+    eventType: delivery.eventType,
+    runId: delivery.runId,
+    eventSeq: delivery.eventSeq,
+    status: delivery.status,
+    attempts: delivery.attemptLog.map((a) => ({
+      attempt: a.attempt,
+      statusCode: a.statusCode,
+      error: a.error,
+      durationMs: a.durationMs,
+      at: a.at.toISOString(),
+    })),
+    nextAttemptAt: delivery.status === 'pending' ? delivery.nextAttemptAt.toISOString() : null,
+    createdAt: delivery.createdAt.toISOString(),
+    updatedAt: delivery.updatedAt.toISOString(),
+  }
+}

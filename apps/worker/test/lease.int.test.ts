@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto'
+import {
+  JOB_NAMES,
+  createDb,
+  createRun,
+  getRun,
+  listRunEvents,
+  migrateDatabase,
+  registerGraphVersion,
+  takeOverRunLease,
+  withTenant,
+  type Database,
+} from '@weave/db'
+import { redisConnection } from '@weave/queue'
+import { createHandlerRegistry, defineHandler } from '@weave/spec'
+import { Redis } from 'ioredis'
+import { pino } from 'pino'
+import pg from 'pg'
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { reconcileOnce, serveMetrics, startWorker, type RunningWorker } from '../src/index.js'
+
+const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const suffix = randomBytes(5).toString('hex')
+const url = Object.assign(new URL(BASE), { pathname: `/weave_lease_${suffix}` }).toString()
+const tenant = `t-${suffix}`
+const prefix = `lease-test-${suffix}`
+const QUIET_MS = 400
+const silent = pino({ level: 'silent' })
+
+/** Calls of the `test.gate` handler, each held until the test opens it. */
+const calls: Array<{ runId: string; open: () => void }> = []
+const gate = defineHandler('test.gate', async (_state, ctx) => {
+  await new Promise<void>((resolve) => calls.push({ runId: ctx.runId, open: resolve }))
+  return { gated: true }
+})
+
+let database: Database
+let worker: RunningWorker
+const registry = new Registry()
+
+beforeAll(async () => {
+  await migrateDatabase({ connectionString: url })
+  database = createDb({ connectionString: url, max: 12 })
+  worker = startWorker({
+    database,
+    connection: redisConnection(REDIS),
+    prefix,
+    log: silent,
+    handlers: createHandlerRegistry([gate]),
+    reconcileIntervalMs: 0,
+    reconcileQuietMs: QUIET_MS,
+    metrics: registry,
+  })
+})
+
+afterAll(async () => {
+  for (const call of calls) call.open()
+  await worker.queues.runs.obliterate({ force: true })
+  await worker.queues.timers.obliterate({ force: true })
+  await worker.close()
+  await database.close()
+  const admin = new pg.Client({
+    connectionString: Object.assign(new URL(BASE), { pathname: '/postgres' }).toString(),
+  })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS "weave_lease_${suffix}" WITH (FORCE)`)
+  await admin.end()
+})
+
+async function startGated(name: string): Promise<string> {
+  const run = await withTenant(database, tenant, async (tx) => {
+    const spec = {
+      entry: 'hold',
+      steps: {
+        hold: { kind: 'handler', name: 'test.gate', next: 'after' },
+        after: { kind: 'set', values: { done: 'true' } },
+      },
+    }
+    const v = await registerGraphVersion(tx, { name, spec, createdBy: 'author' })
+    return (
+      await createRun(tx, { graphName: name, graphVersion: v.version, input: {}, createdBy: 'a' })
+    ).run
+  })
+  await worker.queues.enqueueRun({ runId: run.id, tenant })
+  return run.id
+}
+
+async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string) {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const v = await read()
+    if (ok(v)) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+const runOf = (id: string) => withTenant(database, tenant, (tx) => getRun(tx, id))
+const callsOf = (id: string) => calls.filter((call) => call.runId === id)
+
+/** Deletes a job's hash from Redis, as a FLUSHALL would, while its worker still runs it. */
+async function vanish(jobId: string): Promise<void> {
+  const redis = new Redis(REDIS)
+  try {
+    expect(await redis.del(`${prefix}:${worker.queues.runs.name}:${jobId}`)).toBe(1)
+  } finally {
+    redis.disconnect()
+  }
+}
+
+describe('run leases', () => {
+  it('keeps a run whose job vanished with its live executor, which renews the lease', async () => {
+    const id = await startGated('renewed')
+    await until(
+      () => callsOf(id),
+      (c) => c.length === 1,
+      'the step to start',
+    )
+    const claimed = (await runOf(id))!
+    await vanish(claimed.leaseJob!)
+    expect(await worker.queues.hasLiveJob('runs', claimed.leaseJob!)).toBe(false)
+    // The executor renews the lease, so the run never looks abandoned to the reconciler.
+    await until(
+      () => runOf(id),
+      (r) => r!.updatedAt.getTime() > claimed.updatedAt.getTime() + QUIET_MS,
+      'a lease renewal past the quiet period',
+    )
+    const report = await reconcileOnce({
+      database,
+      queues: worker.queues,
+      log: silent,
+      quietMs: QUIET_MS,
+    })
+    expect(report.recovered).toBe(0)
+    expect((await runOf(id))!.leaseJob).toBe(claimed.leaseJob)
+
+    callsOf(id)[0]!.open()
+    const done = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(done).toMatchObject({ lastStep: 'after', steps: 2 })
+    expect(callsOf(id)).toHaveLength(1)
+  })
+
+  it('stops an execution whose lease was taken over before it writes its step', async () => {
+    const id = await startGated('taken-over')
+    await until(
+      () => callsOf(id),
+      (c) => c.length === 1,
+      'the step to start',
+    )
+    const held = (await runOf(id))!
+    // What the reconciler does for a running run whose executor stopped renewing its lease.
+    const newJob = `recover-${id}-test`
+    await withTenant(database, tenant, (tx) => takeOverRunLease(tx, id, held.leaseJob, newJob))
+    await worker.queues.runs.add(JOB_NAMES.run, { runId: id, tenant }, { jobId: newJob })
+
+    callsOf(id)[0]!.open()
+    // The replaced execution stops; the new job runs the interrupted step again.
+    await until(
+      () => callsOf(id),
+      (c) => c.length === 2,
+      'the new job to run the step',
+    )
+    const between = await withTenant(database, tenant, (tx) => listRunEvents(tx, id))
+    expect(between.filter((e) => e.type === 'step.completed')).toEqual([])
+    callsOf(id)[1]!.open()
+
+    const done = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(done).toMatchObject({ leaseJob: newJob, error: null })
+    const events = await withTenant(database, tenant, (tx) => listRunEvents(tx, id))
+    expect(events.map((e) => e.type)).toEqual([
+      'run.started',
+      'step.completed',
+      'step.completed',
+      'run.completed',
+    ])
+    expect(events[1]!.data).toMatchObject({ step: 'hold' })
+  })
+})
+
+describe('worker metrics', () => {
+  it('records step durations and queue waits, and serves them over HTTP', async () => {
+    const text = await registry.metrics()
+    expect(text).toMatch(/^weave_step_duration_seconds_count [1-9]/m)
+    expect(text).toMatch(/^weave_queue_wait_seconds_count\{queue="weave-runs"\} [1-9]/m)
+    expect(text).toMatch(/^# TYPE weave_webhook_deliveries_total counter$/m)
+
+    const server = await serveMetrics(registry, { port: 0, host: '127.0.0.1' })
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/metrics`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
+      expect(await response.text()).toMatch(/^weave_step_duration_seconds_bucket\{le="\+Inf"\}/m)
+      expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+})
