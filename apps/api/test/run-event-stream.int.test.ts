@@ -166,7 +166,6 @@ describe('GET /v1/runs/{id}/events as an event stream', () => {
     expect(await sse.next()).toBeNull()
     // Far below the 60 s poll: the LISTEN wake-up delivered them.
     expect(Math.max(...latencies)).toBeLessThan(2_000)
-    console.log('LATENCIES', latencies)
   })
 
   it('stops streaming when the client goes away', async () => {
