@@ -17,17 +17,15 @@ import {
 } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
 import { pino } from 'pino'
-import pg from 'pg'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { startWorker, type RunningWorker } from '../src/index.js'
 import { sweepDeliveries } from '../src/webhooks/delivery-sweep.js'
 
-const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-const suffix = randomBytes(5).toString('hex')
-const dbName = `weave_webhooks_${suffix}`
-const url = Object.assign(new URL(BASE), { pathname: `/${dbName}` }).toString()
+const REDIS = TEST_REDIS_URL
+const testDb = testDatabase('weave_webhooks')
+const { url, suffix } = testDb
 const secretsKey = randomBytes(32)
 const PUBLIC_URL = 'https://weave.example.test'
 
@@ -102,12 +100,7 @@ afterAll(async () => {
   await worker?.close()
   await database?.close()
   receiver?.close()
-  const admin = new pg.Client({
-    connectionString: Object.assign(new URL(BASE), { pathname: '/postgres' }).toString(),
-  })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)
-  await admin.end()
+  await testDb.drop()
 })
 
 function verify(path: string, body: string, headers: IncomingHttpHeaders): boolean {
@@ -143,17 +136,6 @@ async function startRun(tenant: string, spec: unknown): Promise<string> {
   })
   await worker.queues.enqueueRun({ runId: run.id, tenant })
   return run.id
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
 }
 
 const deliveriesOf = (tenant: string, webhookId: string) =>

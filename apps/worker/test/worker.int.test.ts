@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import {
   createDb,
   createRun,
@@ -13,14 +12,13 @@ import {
 } from '@weave/db'
 import { redisConnection } from '@weave/queue'
 import { pino } from 'pino'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { reconcileOnce, startWorker, type RunningWorker } from '../src/index.js'
 
-const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-const suffix = randomBytes(5).toString('hex')
-const url = Object.assign(new URL(BASE), { pathname: `/weave_worker_${suffix}` }).toString()
+const REDIS = TEST_REDIS_URL
+const testDb = testDatabase('weave_worker')
+const { url, suffix } = testDb
 const tenant = `t-${suffix}`
 
 let database: Database
@@ -43,12 +41,7 @@ afterAll(async () => {
   await worker.queues.timers.obliterate({ force: true })
   await worker.close()
   await database.close()
-  const admin = new pg.Client({
-    connectionString: Object.assign(new URL(BASE), { pathname: '/postgres' }).toString(),
-  })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS "weave_worker_${suffix}" WITH (FORCE)`)
-  await admin.end()
+  await testDb.drop()
 })
 
 async function start(
@@ -70,17 +63,6 @@ async function start(
   })
   await worker.queues.enqueueRun({ runId: run.id, tenant })
   return run.id
-}
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
 }
 
 const runOf = (id: string) => withTenant(database, tenant, (tx) => getRun(tx, id))
