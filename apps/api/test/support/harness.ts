@@ -48,6 +48,29 @@ export interface Harness {
   close(): Promise<void>
 }
 
+/** The API with every resource route over `services`, quiet and without rate limits. */
+export async function buildTestApp(services: ApiServices): Promise<App> {
+  const app = buildApp({
+    config: testConfig({ LOG_LEVEL: 'warn', WEAVE_RATE_LIMIT_PER_MINUTE: '0' }),
+    log: captureLog().log,
+    services,
+    routes: resourceRoutes,
+  })
+  await app.ready()
+  return app
+}
+
+/** Sends a {@link Call} to `app` through inject, with the token as a bearer header. */
+export function callerFor(app: App): (call: Call) => Promise<LightMyRequestResponse> {
+  return ({ method, url, token, body, headers }) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      ...(body === undefined ? {} : { payload: body as object }),
+    })
+}
+
 /** Builds the API over a fresh database and a queue prefix of its own. */
 export async function createHarness(prefix: string): Promise<Harness> {
   const db: TestDatabase = await createTestDatabase(prefix)
@@ -57,13 +80,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
   })
   const registry = new GraphRegistry(db.database)
   const services = createApiServices({ database: db.database, queues, registry })
-  const app = buildApp({
-    config: testConfig({ LOG_LEVEL: 'warn', WEAVE_RATE_LIMIT_PER_MINUTE: '0' }),
-    log: captureLog().log,
-    services,
-    routes: resourceRoutes,
-  })
-  await app.ready()
+  const app = await buildTestApp(services)
   return {
     app,
     database: db.database,
@@ -72,13 +89,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
     services,
     token: (tenant, subject, scopes = ALL_SCOPES) =>
       mintDevToken({ secret: SECRET, tenant, subject, scopes, audience: 'weave', expiresIn: 600 }),
-    call: ({ method, url, token, body, headers }) =>
-      app.inject({
-        method,
-        url,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-        ...(body === undefined ? {} : { payload: body as object }),
-      }),
+    call: callerFor(app),
     close: async () => {
       await app.close()
       await Promise.all([

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { buildApp, type App } from '../../src/app.js'
-import { resourceRoutes } from '../../src/routes/index.js'
 import { createApiServices } from '../../src/services/api-services.js'
-import { captureLog, testConfig } from '../support.js'
-import { createHarness, type Call, type Harness } from './harness.js'
+import { buildTestApp, callerFor, createHarness, type Call, type Harness } from './harness.js'
 
 /** The harness plus an app whose services have a secrets key and an allow list. */
 export interface WebhookHarness extends Harness {
@@ -31,23 +28,11 @@ export async function createWebhookHarness(prefix: string): Promise<WebhookHarne
       throw new Error(`no DNS in tests (${host})`)
     },
   })
-  const app: App = buildApp({
-    config: testConfig({ LOG_LEVEL: 'warn', WEAVE_RATE_LIMIT_PER_MINUTE: '0' }),
-    log: captureLog().log,
-    services,
-    routes: resourceRoutes,
-  })
-  await app.ready()
+  const app = await buildTestApp(services)
   return {
     ...h,
     secretsKey,
-    callWithWebhooks: ({ method, url, token, body, headers }) =>
-      app.inject({
-        method,
-        url,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-        ...(body === undefined ? {} : { payload: body as object }),
-      }),
+    callWithWebhooks: callerFor(app),
     close: async () => {
       await app.close()
       await h.queues.webhooks.obliterate({ force: true })
