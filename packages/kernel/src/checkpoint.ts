@@ -17,7 +17,7 @@ export type CheckpointStatus = 'step_done' | 'yielded' | 'failed'
 /** Whether a yielded step re-runs on resume (`mid_step`) or is finished (`after_step`). */
 export type YieldPhase = 'mid_step' | 'after_step'
 
-/** The stored checkpoint envelope (KERNEL.md §6). */
+/** The stored checkpoint envelope (docs/kernel.md, Checkpoints). */
 export interface Checkpoint {
   schema_version: number
   run_id: string
@@ -72,7 +72,7 @@ export function isHistoryKeyOf(runId: string, key: string): boolean {
   )
 }
 
-/** Serialises a checkpoint envelope. Field order follows KERNEL.md §6. */
+/** Serialises a checkpoint envelope. Field order follows docs/kernel.md, Checkpoints. */
 export function encodeCheckpoint(c: {
   runId: string
   graph: string
@@ -101,7 +101,7 @@ const STATUSES: readonly string[] = ['step_done', 'yielded', 'failed']
 const PHASES: readonly string[] = ['mid_step', 'after_step']
 
 /**
- * Parses a stored checkpoint (KERNEL.md §6), checking in the specified order: JSON object, then
+ * Parses a stored checkpoint (docs/kernel.md), checking in the specified order: JSON object, then
  * a too-new schema before anything else, then legacy or version-1 fields.
  * @throws CorruptCheckpointError, UnsupportedCheckpointSchemaError
  */
@@ -223,7 +223,7 @@ export async function pruneHistory(
 }
 
 /**
- * Reads a run's latest checkpoint, or history entry `seq`, with the read rules of KERNEL.md §6,
+ * Reads a run's latest checkpoint, or history entry `seq`, with the read rules of docs/kernel.md,
  * for callers that show checkpoints (an API) rather than resume them.
  * @throws CheckpointNotFoundError, CorruptCheckpointError, UnsupportedCheckpointSchemaError
  */

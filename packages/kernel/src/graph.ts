@@ -29,7 +29,7 @@ import {
 import type { Store } from './store.js'
 import { streamLoop } from './stream.js'
 
-/** Options of a Graph (KERNEL.md §3). */
+/** Options of a Graph (docs/kernel.md, Graph). */
 export interface GraphOptions {
   /** Steps one invocation may start; default 100. */
   maxIterations?: number
@@ -55,6 +55,12 @@ export interface RunOptions {
 export interface ResumeOptions {
   store: Store
   signal?: AbortSignal
+  /**
+   * The seq of the checkpoint `input` was meant for. When the latest checkpoint has moved on
+   * (a resume already applied it, then the caller crashed), the run continues from its latest
+   * checkpoint without `input`, so a retried resume never merges its input twice.
+   */
+  atSeq?: number
 }
 
 /** Options of `resumeAt` (fork). */
@@ -69,7 +75,7 @@ export interface StepInfo {
   dynamic: boolean
 }
 
-const CONTROL_KEYS = ['__yield', '__yield_phase']
+const CONTROL_KEYS = ['__yield', '__yield_phase', '__yield_reason']
 const BUDGET_KEY = '__budget_remaining'
 
 /** A graph of named steps joined by routers. Holds no per-run data: runs may overlap. */
@@ -273,7 +279,9 @@ export class Graph {
     this.validate()
     requireRunId(runId, 'runId')
     requireStore(o)
-    const resumeInput = deepFreeze(copyState(input, 'resume input'))
+    let resumeInput = deepFreeze(copyState(input, 'resume input'))
+    if (o.atSeq !== undefined && !(Number.isInteger(o.atSeq) && o.atSeq >= 0))
+      throw new TypeError(`atSeq must be an integer ≥ 0, got ${String(o.atSeq)}`)
     let targetRunId = runId
     if (fork) {
       if (!Number.isInteger(fork.seq) || fork.seq < 0)
@@ -284,6 +292,7 @@ export class Graph {
         throw new KernelError(`newRunId must differ from the forked run's id ${runId}`)
     }
     const cp = await this.#readCheckpoint(o.store, runId, fork ? 'resumeAt' : 'resume', fork?.seq)
+    if (!fork && o.atSeq !== undefined && o.atSeq !== cp.seq) resumeInput = deepFreeze({})
 
     const delta: State = { ...resumeInput }
     for (const key of CONTROL_KEYS) delete delta[key]

@@ -39,6 +39,6 @@ export {
   type Edge,
   type Router,
 } from './routers.js'
-export type { RunResult, StepEvent, StopReason } from './run-loop.js'
+export type { RunResult, StepEvent, StopReason, YieldInfo } from './run-loop.js'
 export { MemStore, type Store } from './store.js'
 export { subgraph, type SubgraphOptions } from './subgraph.js'

@@ -24,6 +24,13 @@ import type { Store } from './store.js'
 export type StopReason =
   'completed' | 'yielded' | 'max_iter' | 'budget' | 'error' | 'hook_abort' | 'cancelled'
 
+/** Why a yielded run stopped: its phase and the reason its step gave (`__yield_reason`). */
+export interface YieldInfo {
+  phase: YieldPhase
+  /** The yielding step's `__yield_reason`, or null when it gave none. */
+  reason: Json
+}
+
 /** What every stop of a run resolves with. */
 export interface RunResult {
   runId: string
@@ -32,6 +39,10 @@ export interface RunResult {
   yielded: boolean
   steps: number
   stopReason: StopReason
+  /** The seq of the run's latest checkpoint when it stopped (0 when it has none). */
+  seq: number
+  /** Set when the run yielded. */
+  yield?: YieldInfo
   error?: Error
 }
 
@@ -70,11 +81,11 @@ export interface Invocation {
 /** Emits a step event and resolves true to go on, false when the consumer has left. */
 export type Emit = (event: StepEvent & { type: 'step' }) => Promise<boolean>
 
-const CONTROL_KEYS = ['__yield', '__yield_phase', '__budget_remaining'] as const
+const CONTROL_KEYS = ['__yield', '__yield_phase', '__yield_reason', '__budget_remaining'] as const
 const BUDGET_KEY = '__budget_remaining'
 const neverAborted = new AbortController().signal
 
-/** Runs the loop of KERNEL.md §4 until a stop; never rejects (every stop is a RunResult). */
+/** Runs the run loop of docs/kernel.md until a stop; never rejects (every stop is a RunResult). */
 export function runLoop(g: LoopGraph, inv: Invocation, emit?: Emit): Promise<RunResult> {
   return new Loop(g, inv, emit).run()
 }
@@ -88,6 +99,8 @@ class Loop {
   readonly signal: AbortSignal
   state: State
   seq: number
+  /** The seq of the latest checkpoint known written (the one resumed from, then each write). */
+  writtenSeq: number
   steps = 0
 
   constructor(
@@ -99,6 +112,7 @@ class Loop {
     this.signal = inv.signal ?? neverAborted
     this.state = inv.state
     this.seq = inv.seq
+    this.writtenSeq = inv.seq
   }
 
   async run(): Promise<RunResult> {
@@ -143,9 +157,10 @@ class Loop {
 
       let delta: Record<string, Json>
       let yieldPhase: YieldPhase | undefined
+      let yieldReason: Json = null
       try {
         const raw = await entry.step(this.state, ctx)
-        ;({ delta, yieldPhase } = normaliseDelta(raw, s))
+        ;({ delta, yieldPhase, yieldReason } = normaliseDelta(raw, s))
       } catch (err) {
         this.state = deepFreeze({
           ...withBudget(this.state, inv.budget),
@@ -190,7 +205,8 @@ class Loop {
         }
       }
 
-      if (yieldPhase) return this.stop('yielded', s)
+      if (yieldPhase)
+        return this.stop('yielded', s, undefined, { phase: yieldPhase, reason: yieldReason })
 
       let next = this.route(s, ctx)
       if (next instanceof Promise) next = await next
@@ -199,7 +215,7 @@ class Loop {
     }
   }
 
-  stop(stopReason: StopReason, lastStep: string, error?: Error): RunResult {
+  stop(stopReason: StopReason, lastStep: string, error?: Error, yieldInfo?: YieldInfo): RunResult {
     const result: RunResult = {
       runId: this.inv.runId,
       state: this.state,
@@ -207,7 +223,9 @@ class Loop {
       yielded: stopReason === 'yielded',
       steps: this.steps,
       stopReason,
+      seq: this.writtenSeq,
     }
+    if (yieldInfo) result.yield = yieldInfo
     if (error) result.error = error
     return result
   }
@@ -238,6 +256,7 @@ class Loop {
       savedAt: new Date(),
     })
     await writeCheckpoint(store, this.ns, runId, this.seq, value, this.g.checkpointHistory !== 0)
+    this.writtenSeq = this.seq
     if (this.g.checkpointHistory > 0) {
       await pruneHistory(store, this.ns, runId, this.g.checkpointHistory).catch(() => undefined)
     }
@@ -297,8 +316,8 @@ class LoopContext implements RunStepContext {
 function normaliseDelta(
   raw: unknown,
   step: string,
-): { delta: Record<string, Json>; yieldPhase?: YieldPhase } {
-  if (raw === undefined || raw === null) return { delta: {} }
+): { delta: Record<string, Json>; yieldPhase?: YieldPhase; yieldReason: Json } {
+  if (raw === undefined || raw === null) return { delta: {}, yieldReason: null }
   if (!isPlainObject(raw)) {
     const what = Array.isArray(raw)
       ? 'an array'
@@ -318,9 +337,13 @@ function normaliseDelta(
   const hasControlKeys =
     raw.__yield !== undefined ||
     raw.__yield_phase !== undefined ||
+    raw.__yield_reason !== undefined ||
     raw.__budget_remaining !== undefined
   const source = hasControlKeys ? withoutControlKeys(raw) : raw
-  return { delta: copyJson(source) as Record<string, Json>, yieldPhase }
+  // A reason is kept only with a yield; it is copied like state, so it is plain, frozen JSON.
+  const yieldReason =
+    yieldPhase && raw.__yield_reason !== undefined ? (copyJson(raw.__yield_reason) ?? null) : null
+  return { delta: copyJson(source) as Record<string, Json>, yieldPhase, yieldReason }
 }
 
 function withoutControlKeys(raw: Record<string, unknown>): Record<string, unknown> {

@@ -39,7 +39,13 @@ export function subgraph(child: Graph, o: SubgraphOptions = {}): Step {
       case 'completed':
         return o.output ? o.output(result.state, state) : withoutProtocolKeys(result.state)
       case 'yielded':
-        return { __yield: true, __yield_phase: 'mid_step', __child_run_id: childRunId }
+        // The child's reason travels up, so the root's result says why the run waits.
+        return {
+          __yield: true,
+          __yield_phase: 'mid_step',
+          __yield_reason: result.yield?.reason ?? null,
+          __child_run_id: childRunId,
+        }
       default:
         throw asError(
           result.error ?? new Error(`subgraph "${child.name}" stopped: ${result.stopReason}`),

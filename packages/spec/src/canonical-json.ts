@@ -46,3 +46,14 @@ export function canonicalJson(value: unknown): string {
 export function specDigest(spec: GraphSpec): string {
   return createHash('sha256').update(canonicalJson(spec), 'utf8').digest('hex')
 }
+
+/**
+ * The material hash of an approval: the hex SHA-256 of the canonical JSON of `{ title, details }`,
+ * what the approver is shown. An absent `details` counts as null. A decision names it, and an
+ * approval step completes only with a decision on the material it renders now.
+ */
+export function approvalMaterialHash(title: string, details: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson({ title, details: details ?? null }), 'utf8')
+    .digest('hex')
+}

@@ -2,7 +2,6 @@ import type { Graph, GraphOptions, Json } from '@weave/kernel'
 import type { ExpressionLimits } from './expression.js'
 import type { HandlerRegistry } from './handlers.js'
 import type { LookupAll } from './http/egress.js'
-import type { JsonSchemaDocument } from './schema-primitives.js'
 
 /** Outbound HTTP for http steps. */
 export interface HttpDeps {
@@ -13,6 +12,12 @@ export interface HttpDeps {
   defaultTimeoutMs?: number
   /** DNS resolution (default: node:dns lookup, all addresses). */
   lookup?: LookupAll
+  /**
+   * The `Idempotency-Key` of a step's call (default `<runId>:<step>:<seq>`). A host that retries
+   * a failed step under a new seq gives the seq of the step's first attempt, so a receiver sees
+   * one key however many times the call is sent.
+   */
+  idempotencyKey?: (call: { runId: string; step: string; seq: number }) => string
 }
 
 /** The OpenAI-compatible endpoint for llm steps. */
@@ -29,45 +34,20 @@ export interface LlmDeps {
   backoffMs?: number
 }
 
-/** An approval step is waiting for a decision. */
-export interface ApprovalSuspension {
-  kind: 'approval'
-  runId: string
-  step: string
-  seq: number
-  title: string
-  details: Json
-  approvers: { subjects?: string[]; scopes?: string[] } | null
-  required: number
-  separationOfDuties: boolean
-  /** null: no timeout. */
-  timeoutMs: number | null
-  onTimeout: 'expire' | 'fail'
-  saveAs: string
+/** What an approval step asks of its host when resumed: the decision it may complete with. */
+export interface ApprovalDecisions {
+  /**
+   * The record of a settled decision the resume named for this step, made on exactly this
+   * material (`{ status, approvalId, decisions }`), or null: the step then asks again. The host
+   * must make the step's checkpoint fail unless the decision is still unused when it commits.
+   */
+  decision(query: {
+    runId: string
+    step: string
+    seq: number
+    materialHash: string
+  }): Promise<Json | null>
 }
-
-/** An input step is waiting for outside input. */
-export interface InputSuspension {
-  kind: 'input'
-  runId: string
-  step: string
-  seq: number
-  prompt: string | null
-  schema: JsonSchemaDocument | null
-  saveAs: string | null
-}
-
-/** A wait step is sleeping until `until` (ISO 8601). */
-export interface WaitSuspension {
-  kind: 'wait'
-  runId: string
-  step: string
-  seq: number
-  until: string
-}
-
-/** Why a run is about to yield, told before the step returns `__yield`. */
-export type Suspension = ApprovalSuspension | InputSuspension | WaitSuspension
 
 /** What compiled steps need from the worker that runs them. */
 export interface CompileDeps {
@@ -76,10 +56,16 @@ export interface CompileDeps {
   handlers?: HandlerRegistry
   http?: HttpDeps
   llm?: LlmDeps
-  /** Awaited before a suspending step yields; it may be called again for the same step on a re-run. */
-  onSuspend?: (s: Suspension) => void | Promise<void>
+  /** Settled decisions for approval steps; without it an approval step never completes. */
+  approvals?: ApprovalDecisions
   now?: () => Date
   expressionLimits?: ExpressionLimits
+  /**
+   * The server's ceilings on a graph's `limits`: a graph never runs with a higher value, and one
+   * that sets none gets the ceiling (`maxIterations`: the lower of the ceiling and the kernel
+   * default, 100).
+   */
+  maxima?: { maxIterations?: number; stepBudget?: number }
   checkpointPolicy?: GraphOptions['checkpointPolicy']
   hooks?: GraphOptions['hooks']
 }

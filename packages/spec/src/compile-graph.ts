@@ -11,6 +11,22 @@ import { specTopology, type Topology } from './topology.js'
 import { routeProblems } from './validate-routes.js'
 import { zodIssuesToProblems } from './zod-problems.js'
 
+// The kernel's maxIterations when a graph sets none (GraphOptions); a server ceiling lowers it.
+const KERNEL_MAX_ITERATIONS = 100
+
+/**
+ * A graph's own limit, never above the server's ceiling. Without its own, the limit is the
+ * lower of `unset` (what the kernel would use: undefined for no limit) and the ceiling.
+ */
+function capped(
+  own: number | undefined,
+  ceiling: number | undefined,
+  unset?: number,
+): number | undefined {
+  if (ceiling === undefined) return own
+  return Math.min(own ?? unset ?? ceiling, ceiling)
+}
+
 /** A spec compiled into a kernel graph, with the topology read from the spec. */
 export interface CompiledGraph {
   graph: Graph
@@ -20,8 +36,8 @@ export interface CompiledGraph {
 
 /**
  * Compiles a spec into a kernel Graph named `name`: every expression and template parsed once,
- * subgraphs loaded once, limits/history/merge mapped to GraphOptions. Compile once per
- * (graph, version) and reuse it for every run.
+ * subgraphs loaded once, limits/history/merge mapped to GraphOptions (limits capped by
+ * `deps.maxima`). Compile once per (graph, version) and reuse it for every run.
  * @throws SpecCompileError when the spec does not parse or route correctly, or a subgraph
  *   cannot be loaded.
  * @throws TypeError when `deps.http.allow` has an unparsable entry.
@@ -38,8 +54,12 @@ export async function compileGraph(
   const structural = routeProblems(s)
   if (structural.length > 0) throw new SpecCompileError(structural)
   const graph = new Graph(name, s.entry, {
-    maxIterations: s.limits?.maxIterations,
-    stepBudget: s.limits?.stepBudget,
+    maxIterations: capped(
+      s.limits?.maxIterations,
+      deps.maxima?.maxIterations,
+      KERNEL_MAX_ITERATIONS,
+    ),
+    stepBudget: capped(s.limits?.stepBudget, deps.maxima?.stepBudget),
     checkpointHistory: s.history,
     merge: s.merge === undefined ? undefined : buildMergeConfig(s.merge),
     checkpointPolicy: deps.checkpointPolicy,
@@ -51,9 +71,6 @@ export async function compileGraph(
     limits,
     now: deps.now ?? (() => new Date()),
     egress: createEgressPolicy(deps.http?.allow ?? [], deps.http?.lookup),
-    suspend: async (suspension) => {
-      await deps.onSuspend?.(suspension)
-    },
   }
   for (const [stepName, step] of Object.entries(s.steps)) {
     graph.addStep(stepName, await compileStep(stepName, step, cx), compileRouter(step.next, limits))

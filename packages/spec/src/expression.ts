@@ -1,6 +1,8 @@
 import jsonata from 'jsonata'
 import type { Json, State } from '@weave/kernel'
 import { ExpressionError, ExpressionSyntaxError, type ExpressionFailure } from './errors.js'
+import { StringLimitError, stringLimitBindings } from './expression-builtins.js'
+import { LinearRegexEngine, regexLiteralError, withRegexDeadline } from './expression-regex.js'
 import { expressionInput } from './json-value.js'
 
 /** Bounds on one expression evaluation. */
@@ -11,6 +13,11 @@ export interface ExpressionLimits {
   maxDepth?: number
   /** Maximum size of the result as JSON text, in bytes (default 1 MiB). */
   maxResultBytes?: number
+  /**
+   * Maximum length of a string a builtin ($pad, $replace, $join, $length...) takes or makes,
+   * in UTF-16 code units (default 1 Mi).
+   */
+  maxStringLength?: number
 }
 
 /** The limits used when none are given. */
@@ -18,6 +25,7 @@ export const DEFAULT_EXPRESSION_LIMITS: Readonly<Required<ExpressionLimits>> = O
   timeoutMs: 1000,
   maxDepth: 1000,
   maxResultBytes: 1_048_576,
+  maxStringLength: 1_048_576,
 })
 
 /** A parsed JSONata expression, evaluated against a run's state. */
@@ -47,10 +55,28 @@ function describe(err: unknown): string {
   return String(err)
 }
 
-/** The parse error of a JSONata expression, or undefined when it parses. */
+// Regex literals run on RE2 (linear time): a backtracking RegExp could spend minutes inside
+// one $match call, where JSONata's timeout is never checked.
+const REGEX_ENGINE = LinearRegexEngine as unknown as RegExpConstructor
+
+/**
+ * Parses `source` with the options evaluations use.
+ * @throws the JSONata parse error, or a SyntaxError for a regex literal RE2 cannot run.
+ */
+function parse(source: string, options: jsonata.JsonataOptions = {}): jsonata.Expression {
+  const expr = jsonata(source, { ...options, RegexEngine: REGEX_ENGINE })
+  const regexError = regexLiteralError(expr.ast())
+  if (regexError !== undefined) throw new SyntaxError(regexError)
+  return expr
+}
+
+/**
+ * The parse error of a JSONata expression, or undefined when it parses; a regex literal RE2
+ * cannot run (backreferences, lookaround) is one.
+ */
 export function expressionSyntaxError(source: string): string | undefined {
   try {
-    jsonata(source)
+    parse(source)
     return undefined
   } catch (err) {
     return describe(err)
@@ -60,8 +86,18 @@ export function expressionSyntaxError(source: string): string | undefined {
 function failureOf(err: unknown): ExpressionFailure {
   const code = (err as JsonataFailure | null)?.code
   if (code === 'D1012') return 'timeout'
+  if (err instanceof StringLimitError) return 'too-large'
+  // V8's own ceiling on string and array sizes, reached before any limit of ours could be.
+  if (err instanceof RangeError && /Invalid (string|array) length/.test(err.message)) {
+    return 'too-large'
+  }
   if (code === 'D1011' || err instanceof RangeError) return 'depth'
   return 'error'
+}
+
+function tooLarge(step: string, source: string, maxResultBytes: number): ExpressionError {
+  const detail = `the result is larger than ${maxResultBytes} bytes of JSON`
+  return new ExpressionError(step, source, 'too-large', detail)
 }
 
 function isJsonataCallable(value: unknown): boolean {
@@ -74,17 +110,22 @@ function isJsonataCallable(value: unknown): boolean {
 /**
  * Parses `source` once; evaluations are bounded by JSONata's own guardrails (`timeout`,
  * `stack`), which are kept per evaluation, so concurrent runs sharing one compiled expression
- * do not share a clock or a depth counter.
+ * do not share a clock or a depth counter. Inside one builtin call, where those guardrails are
+ * not checked, regexes run on RE2 under the same deadline and strings are capped at
+ * `maxStringLength`.
  * @throws ExpressionSyntaxError when the expression does not parse.
  */
 export function compileExpression(
   source: string,
   limits: ExpressionLimits = {},
 ): CompiledExpression {
-  const { timeoutMs, maxDepth, maxResultBytes } = { ...DEFAULT_EXPRESSION_LIMITS, ...limits }
+  const { timeoutMs, maxDepth, maxResultBytes, maxStringLength } = {
+    ...DEFAULT_EXPRESSION_LIMITS,
+    ...limits,
+  }
   let expr: jsonata.Expression
   try {
-    expr = jsonata(source, { timeout: timeoutMs, stack: maxDepth })
+    expr = parse(source, { timeout: timeoutMs, stack: maxDepth })
   } catch (err) {
     throw new ExpressionSyntaxError(source, describe(err))
   }
@@ -93,7 +134,10 @@ export function compileExpression(
     async evaluate(state, step) {
       let raw: unknown
       try {
-        raw = await expr.evaluate(expressionInput(state))
+        const bindings = await stringLimitBindings(maxStringLength)
+        raw = await withRegexDeadline(timeoutMs, () =>
+          expr.evaluate(expressionInput(state), bindings),
+        )
       } catch (err) {
         throw new ExpressionError(step, source, failureOf(err), describe(err), { cause: err })
       }
@@ -102,19 +146,15 @@ export function compileExpression(
       try {
         text = JSON.stringify(raw, (_key, v: unknown) => {
           if (isJsonataCallable(v)) throw new TypeError('the result contains a function')
+          // Measured before serialising: a rope built with `&` is flattened only by writing it.
+          if (typeof v === 'string' && v.length > maxResultBytes) throw new StringLimitError()
           return v
         })
       } catch (err) {
+        if (err instanceof StringLimitError) throw tooLarge(step, source, maxResultBytes)
         throw new ExpressionError(step, source, 'not-json', describe(err), { cause: err })
       }
-      if (Buffer.byteLength(text) > maxResultBytes) {
-        throw new ExpressionError(
-          step,
-          source,
-          'too-large',
-          `the result is larger than ${maxResultBytes} bytes of JSON`,
-        )
-      }
+      if (Buffer.byteLength(text) > maxResultBytes) throw tooLarge(step, source, maxResultBytes)
       return JSON.parse(text) as Json
     },
   }

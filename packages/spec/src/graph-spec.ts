@@ -13,10 +13,31 @@ export const Limits = z.strictObject({
 })
 export type Limits = z.infer<typeof Limits>
 
-/** A graph as a JSON document (GRAPH-SPEC.md). Unknown fields are rejected at every level. */
+/** The most steps one graph may have (parallel branches not counted). */
+export const MAX_STEPS = 500
+
+const StepMap = z.record(StepName, StepSpec)
+
+// Counted before any step is parsed, so an oversized spec is refused in time linear in its
+// number of keys rather than after parsing (and reporting on) every one of its steps.
+const Steps = z.preprocess((steps: z.input<typeof StepMap>, ctx) => {
+  if (typeof steps === 'object' && steps !== null && Object.keys(steps).length > MAX_STEPS) {
+    ctx.addIssue({
+      code: 'too_big',
+      origin: 'object',
+      maximum: MAX_STEPS,
+      inclusive: true,
+      input: steps,
+      message: `a graph has at most ${MAX_STEPS} steps`,
+    })
+  }
+  return steps
+}, StepMap)
+
+/** A graph as a JSON document (docs/graph-spec.md). Unknown fields are rejected at every level. */
 export const GraphSpec = z.strictObject({
   entry: z.string().min(1, { error: 'entry names the first step' }),
-  steps: z.record(StepName, StepSpec),
+  steps: Steps,
   input: JsonSchemaDocument.optional(),
   merge: z.record(StateKey, MergePolicyName).optional(),
   limits: Limits.optional(),

@@ -31,12 +31,12 @@ export {
   HandlerStepSpec,
   FailStepSpec,
 } from './step-schema.js'
-export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits } from './graph-spec.js'
+export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits, MAX_STEPS } from './graph-spec.js'
 export { validateSpec, type ValidationResult } from './validate-spec.js'
 export type { ValidateContext, ResolveGraph } from './validate-subgraphs.js'
 export { validateRunInput, validateStepInput } from './validate-input.js'
 export { jsonSchemaErrors, validateAgainstSchema } from './json-schema.js'
-export { canonicalJson, specDigest } from './canonical-json.js'
+export { approvalMaterialHash, canonicalJson, specDigest } from './canonical-json.js'
 export { parseDuration } from './duration.js'
 export {
   compileExpression,
@@ -49,15 +49,15 @@ export { compileTemplate, templateSyntaxErrors, type CompiledTemplate } from './
 export { withoutProtocolKeys, isProtocolKey } from './json-value.js'
 export { specTopology, type Topology, type TopologyNode, type TopologyEdge } from './topology.js'
 export { compileGraph, type CompiledGraph } from './compile-graph.js'
-export type {
-  CompileDeps,
-  HttpDeps,
-  LlmDeps,
-  Suspension,
-  ApprovalSuspension,
-  InputSuspension,
-  WaitSuspension,
-} from './compile-deps.js'
+export type { CompileDeps, HttpDeps, LlmDeps, ApprovalDecisions } from './compile-deps.js'
+export {
+  YieldReason,
+  ApprovalReason,
+  InputReason,
+  WaitReason,
+  readYieldReason,
+} from './yield-reasons.js'
+export { clientStateProblems, approvalRecordKeys } from './client-state.js'
 export {
   defineHandler,
   isHandlerDefinition,
@@ -68,5 +68,11 @@ export {
   type HandlerContext,
   type HandlerRegistry,
 } from './handlers.js'
-export { createEgressPolicy, type EgressPolicy, type LookupAll } from './http/egress.js'
+export {
+  createEgressPolicy,
+  type EgressDecision,
+  type EgressPolicy,
+  type LookupAll,
+} from './http/egress.js'
+export { createPinnedFetch } from './http/pinned-fetch.js'
 export { isPublicAddress } from './http/ip-address.js'

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module'
 import type { Json } from '@weave/kernel'
+import { compileLinearRegExp } from './linear-regexp.js'
 import type { SpecProblem } from './problem.js'
+import { unsupportedPatternProblems } from './schema-patterns.js'
 
 interface AjvError {
   instancePath: string
@@ -28,9 +30,20 @@ const requireBesideFormats = createRequire(requireHere.resolve('ajv-formats'))
 const { Ajv2020 } = requireBesideFormats('ajv/dist/2020') as { Ajv2020: AjvConstructor }
 const addFormats = (requireHere('ajv-formats') as { default: AddFormats }).default
 
+// Tenant `pattern`s and `patternProperties` run on RE2 (linear time), never on a backtracking
+// RegExp: schemas are checked on every run start. Ajv caches compiled patterns by their
+// toString(), so each must print as itself.
+function linearRegExp(source: string, flags: string) {
+  const re = compileLinearRegExp(source, flags)
+  return { test: (text: string) => re.test(text), toString: () => `/${source}/${flags}` }
+}
+// Ajv writes `code` into standalone validators only, which are never generated here.
+linearRegExp.code = 'linearRegExp'
+
 function createAjv(): Ajv {
   // strict: false because unknown keywords ("example", vendor extensions) are valid JSON Schema.
-  return addFormats(new Ajv2020({ allErrors: true, strict: false, logger: false }))
+  const options = { allErrors: true, strict: false, logger: false, code: { regExp: linearRegExp } }
+  return addFormats(new Ajv2020(options))
 }
 
 let shared: Ajv | undefined
@@ -57,7 +70,8 @@ const DRAFT_2020_12 = new Set([
 
 /**
  * Every reason `schema` is not a usable JSON Schema (draft 2020-12), as problems whose paths
- * point into the schema (one per location); empty when it compiles.
+ * point into the schema (one per location); empty when it compiles. A pattern RE2 cannot run
+ * (backreferences, lookaround) is one such reason.
  */
 export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
   if (typeof schema === 'boolean') return []
@@ -88,6 +102,8 @@ export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
     }
     return [...byPath].map(([path, message]) => ({ path, message }))
   }
+  const unsupported = unsupportedPatternProblems(schema)
+  if (unsupported.length > 0) return unsupported
   try {
     compileDetached(schema)
     return []

@@ -21,7 +21,7 @@ export const StateKey = z
   .refine((k) => !isProtocolKey(k), { error: 'keys starting with "__" are reserved' })
 export type StateKey = z.infer<typeof StateKey>
 
-/** A registered graph's name (API.md): lowercase letters, digits, `-`, `_`, `.`. */
+/** A registered graph's name (docs/http-api.md): lowercase letters, digits, `-`, `_`, `.`. */
 export const GraphName = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,99}$/, {
   error: 'a graph name is 1-100 lowercase letters, digits, "-", "_" or ".", starting alphanumeric',
 })

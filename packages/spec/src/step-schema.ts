@@ -30,6 +30,8 @@ const approvalFields = {
   timeout: Duration.optional(),
   onTimeout: z.enum(['expire', 'fail']).optional(),
   saveAs: StateKey.optional(),
+  /** JSON Schema every decision's `input` must satisfy (saved with the decision). */
+  schema: JsonSchemaDocument.optional(),
 }
 
 const inputFields = {

@@ -12,14 +12,17 @@ function check(schema: unknown, path: ReadonlyArray<string>): SpecProblem[] {
   }))
 }
 
-/** The top-level `input` schema and every input step's `schema` must compile (draft 2020-12). */
+/**
+ * The top-level `input` schema and every input and approval step's `schema` must compile
+ * (draft 2020-12).
+ */
 export function jsonSchemaProblems(doc: unknown): SpecProblem[] {
   const problems: SpecProblem[] = []
   if (typeof doc === 'object' && doc !== null && 'input' in doc) {
     problems.push(...check(doc.input, ['input']))
   }
   for (const [name, step] of stepEntries(doc)) {
-    if (step.kind === 'input' && 'schema' in step) {
+    if ((step.kind === 'input' || step.kind === 'approval') && 'schema' in step) {
       problems.push(...check(step.schema, ['steps', name, 'schema']))
     }
   }

@@ -19,14 +19,21 @@ export function routeProblems(doc: unknown): SpecProblem[] {
     }
   }
   if (typeof entry !== 'string' || !names.has(entry)) return problems
+  // Routes by source step, so the walk is linear in the number of routes.
+  const targets = new Map<string, string[]>()
+  for (const r of routes) {
+    if (r.to === null || !names.has(r.to)) continue
+    const list = targets.get(r.from)
+    if (list) list.push(r.to)
+    else targets.set(r.from, [r.to])
+  }
   const reached = new Set([entry])
   const queue = [entry]
-  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-    for (const r of routes) {
-      if (r.from === name && r.to !== null && names.has(r.to) && !reached.has(r.to)) {
-        reached.add(r.to)
-        queue.push(r.to)
-      }
+  for (let i = 0; i < queue.length; i++) {
+    for (const to of targets.get(queue[i]!) ?? []) {
+      if (reached.has(to)) continue
+      reached.add(to)
+      queue.push(to)
     }
   }
   for (const name of names) {

@@ -4,12 +4,13 @@ import {
   compileGraph,
   createHandlerRegistry,
   defineHandler,
+  approvalMaterialHash,
   GraphSpec,
   SpecCompileError,
-  type Suspension,
 } from '@weave/spec'
 import { exampleSpec } from './fixtures/example-spec.js'
 import { sendJson, startLocalServer, type LocalServer } from './support/local-server.js'
+import { createYieldHost } from './support/yield-host.js'
 
 let server: LocalServer
 beforeAll(async () => {
@@ -18,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 async function compileExample() {
-  const suspensions: Suspension[] = []
+  const host = createYieldHost()
   const notified: string[] = []
   const handlers = createHandlerRegistry([
     defineHandler('crm.notify', (state) => {
@@ -30,29 +31,35 @@ async function compileExample() {
   const compiled = await compileGraph('refunds', spec, {
     handlers,
     http: { allow: ['127.0.0.1'] },
-    onSuspend: (s) => {
-      suspensions.push(s)
-    },
+    approvals: host.approvals,
   })
-  return { ...compiled, suspensions, notified }
+  const store = new MemStore()
+  return {
+    ...compiled,
+    host,
+    suspensions: host.reasons,
+    notified,
+    run: async (input: State) => host.record(await compiled.graph.run(input, { store })),
+    resume: async (runId: string, input: State = {}) =>
+      host.record(await compiled.graph.resume(runId, input, { store })),
+    history: (runId: string) => compiled.graph.history(runId, { store }),
+  }
 }
 
 const decision = (status: string) => ({
-  review: {
-    status,
-    decisions: [{ by: 'alice', decision: status, comment: null, at: '2030-01-01T00:00:00Z' }],
-  },
+  status,
+  approvalId: 'a-1',
+  decisions: [{ by: 'alice', decision: status, comment: null, at: '2030-01-01T00:00:00Z' }],
 })
 
 describe('compileGraph: the GRAPH-SPEC example', () => {
   it('yields at the approval with the rendered title and its rules', async () => {
-    const { graph, suspensions } = await compileExample()
-    const store = new MemStore()
-    const r = await graph.run({ amount: 150, customer: 'Ada' }, { store })
+    const g = await compileExample()
+    const r = await g.run({ amount: 150, customer: 'Ada' })
     expect(r.stopReason).toBe('yielded')
     expect(r.lastStep).toBe('review')
     expect(r.state.risk).toBe('high')
-    expect(suspensions).toEqual([
+    expect(g.suspensions).toEqual([
       {
         kind: 'approval',
         runId: r.runId,
@@ -60,32 +67,34 @@ describe('compileGraph: the GRAPH-SPEC example', () => {
         seq: 2,
         title: 'Refund 150 to Ada?',
         details: null,
+        materialHash: approvalMaterialHash('Refund 150 to Ada?', null),
         approvers: null,
         required: 1,
         separationOfDuties: true,
         timeoutMs: 2 * 86_400_000,
         onTimeout: 'expire',
         saveAs: 'review',
+        inputSchema: null,
       },
     ])
   })
 
   it('refunds and notifies on the approve path', async () => {
-    const { graph, notified } = await compileExample()
-    const store = new MemStore()
+    const g = await compileExample()
     const before = server.received.length
-    const r = await graph.run({ amount: 150, customer: 'Ada' }, { store })
-    const done = await graph.resume(r.runId, decision('approved'), { store })
+    const r = await g.run({ amount: 150, customer: 'Ada' })
+    g.host.settle(r.runId, 'review', decision('approved'))
+    const done = await g.resume(r.runId)
     expect(done.stopReason).toBe('completed')
     expect(done.state.refundResult).toMatchObject({ status: 201, body: { refundId: 'r-1' } })
-    expect(done.state.review).toMatchObject({ status: 'approved' })
+    expect(done.state.review).toEqual(decision('approved'))
     expect(done.state.notified).toBe(true)
-    expect(notified).toEqual(['Ada'])
+    expect(g.notified).toEqual(['Ada'])
     const sent = server.received.slice(before)
     expect(sent).toHaveLength(1)
     expect(JSON.parse(sent[0]!.body)).toEqual({ customer: 'Ada', amount: 150 })
     expect(sent[0]!.headers['idempotency-key']).toBe(`${r.runId}:refund:4`)
-    expect((await graph.history(r.runId, { store })).map((c) => c.lastStep)).toEqual([
+    expect((await g.history(r.runId)).map((c) => c.lastStep)).toEqual([
       'classify',
       'review',
       'review',
@@ -94,37 +103,44 @@ describe('compileGraph: the GRAPH-SPEC example', () => {
     ])
   })
 
+  it('asks the host about exactly the material it showed', async () => {
+    const g = await compileExample()
+    const r = await g.run({ amount: 150, customer: 'Ada' })
+    await g.resume(r.runId)
+    expect(g.host.asked).toEqual([approvalMaterialHash('Refund 150 to Ada?', null)])
+  })
+
   it('skips the refund on the reject path', async () => {
-    const { graph, notified } = await compileExample()
-    const store = new MemStore()
+    const g = await compileExample()
     const before = server.received.length
-    const r = await graph.run({ amount: 500, customer: 'Bob' }, { store })
-    const done = await graph.resume(r.runId, decision('rejected'), { store })
+    const r = await g.run({ amount: 500, customer: 'Bob' })
+    g.host.settle(r.runId, 'review', decision('rejected'))
+    const done = await g.resume(r.runId)
     expect(done.stopReason).toBe('completed')
     expect(done.state.refundResult).toBeUndefined()
-    expect(notified).toEqual(['Bob'])
+    expect(g.notified).toEqual(['Bob'])
     expect(server.received.length).toBe(before)
   })
 
   it('refunds small amounts without an approval', async () => {
-    const { graph, suspensions } = await compileExample()
-    const r = await graph.run({ amount: 20, customer: 'Cy' }, { store: new MemStore() })
+    const g = await compileExample()
+    const r = await g.run({ amount: 20, customer: 'Cy' })
     expect(r.stopReason).toBe('completed')
-    expect(suspensions).toEqual([])
+    expect(g.suspensions).toEqual([])
     expect(r.state.refundResult).toMatchObject({ status: 201 })
   })
 
-  it('suspends again when resumed without a decision (crash recovery)', async () => {
-    const { graph, suspensions } = await compileExample()
-    const store = new MemStore()
-    const r = await graph.run({ amount: 150, customer: 'Ada' }, { store })
-    const again = await graph.resume(r.runId, {}, { store })
+  it('yields again when resumed without a settled decision, whatever the input says', async () => {
+    const g = await compileExample()
+    const r = await g.run({ amount: 150, customer: 'Ada' })
+    const again = await g.resume(r.runId, { review: decision('approved') })
     expect(again.stopReason).toBe('yielded')
-    expect(suspensions.map((s) => [s.step, s.seq])).toEqual([
+    expect(g.suspensions.map((s) => [s.step, s.seq])).toEqual([
       ['review', 2],
       ['review', 3],
     ])
-    const done = await graph.resume(r.runId, decision('approved'), { store })
+    g.host.settle(r.runId, 'review', decision('approved'))
+    const done = await g.resume(r.runId)
     expect(done.stopReason).toBe('completed')
   })
 

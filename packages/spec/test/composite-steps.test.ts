@@ -7,9 +7,9 @@ import {
   GraphSpec,
   SpecCompileError,
   type CompileDeps,
-  type Suspension,
 } from '@weave/spec'
 import { sendJson, startLocalServer, type LocalServer } from './support/local-server.js'
+import { createYieldHost, type YieldHost } from './support/yield-host.js'
 
 let server: LocalServer
 beforeAll(async () => {
@@ -28,12 +28,10 @@ const children: Record<string, unknown> = {
   doubler: { entry: 'double', steps: { double: { kind: 'set', values: { doubled: 'n * 2' } } } },
 }
 
-function depsWith(suspensions: Suspension[], extra: CompileDeps = {}): CompileDeps {
+function depsWith(host: YieldHost = createYieldHost(), extra: CompileDeps = {}): CompileDeps {
   const deps: CompileDeps = {
     ...extra,
-    onSuspend: (s) => {
-      suspensions.push(s)
-    },
+    approvals: host.approvals,
     loadSubgraph: async (name: string): Promise<Graph> => {
       const spec = GraphSpec.parse(children[name])
       return (await compileGraph(name, spec, deps)).graph
@@ -44,7 +42,7 @@ function depsWith(suspensions: Suspension[], extra: CompileDeps = {}): CompileDe
 
 describe('subgraph step', () => {
   it('yields the parent when the child asks for approval and resumes into the child', async () => {
-    const suspensions: Suspension[] = []
+    const host = createYieldHost()
     const spec = GraphSpec.parse({
       entry: 'child',
       steps: {
@@ -58,19 +56,16 @@ describe('subgraph step', () => {
         after: { kind: 'set', values: { final: 'review.verdict' } },
       },
     })
-    const { graph } = await compileGraph('parent', spec, depsWith(suspensions))
+    const { graph } = await compileGraph('parent', spec, depsWith(host))
     const store = new MemStore()
-    const r = await graph.run({ amount: 3 }, { store })
+    const r = host.record(await graph.run({ amount: 3 }, { store }))
     expect(r.stopReason).toBe('yielded')
-    expect(suspensions).toEqual([
+    expect(host.reasons).toEqual([
       expect.objectContaining({ kind: 'approval', runId: `${r.runId}/child`, step: 'ask' }),
     ])
-    expect(suspensions[0]).toMatchObject({ title: 'Approve 300?' })
-    const done = await graph.resume(
-      r.runId,
-      { ask: { status: 'approved', decisions: [] } },
-      { store },
-    )
+    expect(host.reasons[0]).toMatchObject({ title: 'Approve 300?' })
+    host.settle(`${r.runId}/child`, 'ask', { status: 'approved', approvalId: 'a-1', decisions: [] })
+    const done = await graph.resume(r.runId, {}, { store })
     expect(done.stopReason).toBe('completed')
     expect(done.state.final).toBe('approved')
     expect(done.state.review).toMatchObject({ amount: 300, verdict: 'approved' })
@@ -81,7 +76,7 @@ describe('subgraph step', () => {
       entry: 'c',
       steps: { c: { kind: 'subgraph', graph: 'doubler' } },
     })
-    const { graph } = await compileGraph('p', spec, depsWith([]))
+    const { graph } = await compileGraph('p', spec, depsWith())
     const r = await graph.run({ n: 21, __ignored: 1 })
     expect(r.state).toMatchObject({ n: 21, doubled: 42 })
   })
@@ -91,7 +86,7 @@ describe('subgraph step', () => {
       entry: 'c',
       steps: { c: { kind: 'subgraph', graph: 'doubler', input: 'n' } },
     })
-    const { graph } = await compileGraph('p', spec, depsWith([]))
+    const { graph } = await compileGraph('p', spec, depsWith())
     const r = await graph.run({ n: 1 }, { store: new MemStore() })
     expect(r.state.__error).toMatch(/subgraph input must be an object, got 1/)
   })
@@ -127,7 +122,7 @@ describe('parallel step', () => {
         },
       },
     })
-    const deps = depsWith([], { handlers, http: { allow: ['127.0.0.1'] } })
+    const deps = depsWith(createYieldHost(), { handlers, http: { allow: ['127.0.0.1'] } })
     const { graph } = await compileGraph('fan', spec, deps)
     const r = await graph.run({ n: 4 }, { store: new MemStore() })
     expect(r.stopReason).toBe('completed')

@@ -6,24 +6,21 @@ import {
   validateRunInput,
   validateStepInput,
   type CompileDeps,
-  type Suspension,
 } from '@weave/spec'
+import { createYieldHost } from './support/yield-host.js'
 
 async function setup(steps: Record<string, unknown>, deps: CompileDeps = {}) {
-  const suspensions: Suspension[] = []
+  const host = createYieldHost()
   const spec = GraphSpec.parse({ entry: Object.keys(steps)[0], steps })
-  const { graph } = await compileGraph('g', spec, {
-    ...deps,
-    onSuspend: (s) => {
-      suspensions.push(s)
-    },
-  })
+  const { graph } = await compileGraph('g', spec, { ...deps, approvals: host.approvals })
   const store = new MemStore()
   return {
-    suspensions,
+    host,
+    suspensions: host.reasons,
     spec,
-    run: (input: State = {}) => graph.run(input, { store }),
-    resume: (runId: string, input: State = {}) => graph.resume(runId, input, { store }),
+    run: async (input: State = {}) => host.record(await graph.run(input, { store })),
+    resume: async (runId: string, input: State = {}) =>
+      host.record(await graph.resume(runId, input, { store })),
   }
 }
 
@@ -95,7 +92,8 @@ describe('approval step', () => {
       timeoutMs: null,
       saveAs: 'decision',
     })
-    const expired = await g.resume(r.runId, { decision: { status: 'expired' } })
+    g.host.settle(r.runId, 'ask', { status: 'expired', approvalId: 'a-1', decisions: [] })
+    const expired = await g.resume(r.runId)
     expect(expired.stopReason).toBe('completed')
     expect(expired.state.shipped).toBeUndefined()
   })
@@ -106,7 +104,8 @@ describe('approval step', () => {
     })
     const r = await g.run()
     expect(g.suspensions[0]).toMatchObject({ timeoutMs: 3_600_000, onTimeout: 'fail' })
-    const failed = await g.resume(r.runId, { ask: { status: 'expired' } })
+    g.host.settle(r.runId, 'ask', { status: 'expired', approvalId: 'a-1', decisions: [] })
+    const failed = await g.resume(r.runId)
     expect(failed.stopReason).toBe('error')
     expect(failed.error).toMatchObject({ name: 'ApprovalExpiredError', code: 'approval-expired' })
   })

@@ -1,6 +1,7 @@
 import type { Json, Step } from '@weave/kernel'
 import { EgressDeniedError, HttpStepError } from '../errors.js'
 import { compileExpression } from '../expression.js'
+import type { EgressDecision } from '../http/egress.js'
 import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { HttpStepSpec } from '../step-schema.js'
 import { compileTemplate } from '../template.js'
@@ -39,7 +40,7 @@ function describe(url: URL): string {
 /**
  * `http`: renders the URL and headers, checks egress, sends the JSON body with an
  * `Idempotency-Key` of `<runId>:<step>:<seq>` (stable across crash-recovery re-runs of the same
- * step), retries network errors, 5xx and 429 (unless expected), follows no redirect, and saves
+ * step; the host's `idempotencyKey` keeps it stable across retries of a failed step too), retries network errors, 5xx and 429 (unless expected), follows no redirect, and saves
  * `{ status, headers, body }` under `saveAs` (default: the step name).
  */
 export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileContext): Step {
@@ -50,8 +51,14 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
   const body = step.body === undefined ? undefined : compileExpression(step.body, cx.limits)
   const expected = expectation(step.expectStatus)
   const saveAs = step.saveAs ?? name
-  const fetchImpl = cx.deps.http?.fetch ?? fetch
+  // An injected fetch replaces the transport (tests); otherwise each call uses the fetch the
+  // egress decision pinned to the addresses it checked.
+  const injectedFetch = cx.deps.http?.fetch
   const timeoutMs = step.timeoutMs ?? cx.deps.http?.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS
+  const idempotencyKey =
+    cx.deps.http?.idempotencyKey ??
+    ((call: { runId: string; step: string; seq: number }) =>
+      `${call.runId}:${call.step}:${call.seq}`)
   return async (state, ctx) => {
     const rendered = await url.render(state, ctx.step)
     let target: URL
@@ -60,9 +67,9 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
     } catch {
       throw new HttpStepError(ctx.step, `${JSON.stringify(rendered)} is not an absolute URL`)
     }
-    let denied: string | undefined
+    let decision: EgressDecision
     try {
-      denied = await cx.egress.check(target)
+      decision = await cx.egress.decide(target)
     } catch (err) {
       throw new HttpStepError(
         ctx.step,
@@ -71,9 +78,9 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
         { cause: err },
       )
     }
-    if (denied !== undefined) throw new EgressDeniedError(ctx.step, denied)
+    if (!decision.isAllowed) throw new EgressDeniedError(ctx.step, decision.reason)
     const sent: Record<string, string> = {
-      'idempotency-key': `${ctx.runId}:${ctx.step}:${ctx.seq}`,
+      'idempotency-key': idempotencyKey({ runId: ctx.runId, step: ctx.step, seq: ctx.seq }),
     }
     for (const [key, template] of headers) {
       const value = await template.render(state, ctx.step)
@@ -91,7 +98,7 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
     let res
     try {
       res = await sendWithRetry({
-        fetch: fetchImpl,
+        fetch: injectedFetch ?? decision.fetch,
         url: target.href,
         method: step.method,
         headers: sent,

@@ -1,4 +1,4 @@
-import type { CompileDeps, Suspension } from '../compile-deps.js'
+import type { CompileDeps } from '../compile-deps.js'
 import type { ExpressionLimits } from '../expression.js'
 import type { EgressPolicy } from '../http/egress.js'
 
@@ -8,5 +8,4 @@ export interface StepCompileContext {
   limits: ExpressionLimits
   now: () => Date
   egress: EgressPolicy
-  suspend: (s: Suspension) => Promise<void>
 }

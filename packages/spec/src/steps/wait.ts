@@ -4,6 +4,7 @@ import { ExpressionError } from '../errors.js'
 import { compileExpression, type CompiledExpression } from '../expression.js'
 import { isJsonObject } from '../json-value.js'
 import type { WaitStepSpec } from '../step-schema.js'
+import type { WaitReason } from '../yield-reasons.js'
 import type { StepCompileContext } from './step-compiler.js'
 
 function storedUntil(saved: Json | undefined): number | undefined {
@@ -35,27 +36,24 @@ export function compileWaitStep(name: string, step: WaitStepSpec, cx: StepCompil
   const durationMs = step.duration === undefined ? undefined : parseDuration(step.duration)
   const until = step.until === undefined ? undefined : compileExpression(step.until, cx.limits)
   const saveAs = step.saveAs ?? name
-  const suspend = (ctx: Parameters<Step>[1], at: number) =>
-    cx.suspend({
-      kind: 'wait',
-      runId: ctx.runId,
-      step: ctx.step,
-      seq: ctx.seq,
-      until: new Date(at).toISOString(),
-    })
+  const reason = (ctx: Parameters<Step>[1], at: number): WaitReason => ({
+    kind: 'wait',
+    runId: ctx.runId,
+    step: ctx.step,
+    seq: ctx.seq,
+    until: new Date(at).toISOString(),
+  })
   return async (state, ctx) => {
     const now = cx.now().getTime()
     const stored = ctx.resumeInput === undefined ? undefined : storedUntil(state[saveAs])
     if (stored !== undefined) {
       if (now >= stored) return {}
-      await suspend(ctx, stored)
-      return { __yield: true }
+      return { __yield: true, __yield_reason: reason(ctx, stored) }
     }
     const at =
       durationMs !== undefined ? now + durationMs : await untilFrom(until!, state, ctx.step)
     const saved = { until: new Date(at).toISOString() }
     if (at <= now) return { [saveAs]: saved }
-    await suspend(ctx, at)
-    return { __yield: true, [saveAs]: saved }
+    return { __yield: true, __yield_reason: reason(ctx, at), [saveAs]: saved }
   }
 }
