@@ -23,7 +23,7 @@ export interface AuditEvent {
   hash: string
 }
 
-/** `hash = sha256(prevHash + canonicalJson(event without hash))` (API.md "Audit log"). */
+/** `hash = sha256(prevHash + canonicalJson(event without hash))` (docs/http-api.md, Audit log). */
 export function auditHash(event: Omit<AuditEvent, 'hash'>): string {
   const body: Omit<AuditEvent, 'hash'> = {
     id: event.id,

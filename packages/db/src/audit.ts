@@ -7,14 +7,22 @@ import { decodeCursor, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
 import { auditEvents } from './schema/audit.js'
 
+/** Where a change came from: the request that asked for it. */
+export interface AuditContext {
+  /** The request's `X-Request-Id`. */
+  requestId?: string | null
+  /** The client's address. */
+  ip?: string | null
+}
+
 /** What happened, by whom, to what: the caller's part of an audit event. */
-export interface AuditInput {
+export interface AuditInput extends AuditContext {
   actor: string
   action: string
   target: { kind: string; id: string }
-  requestId?: string | null
-  ip?: string | null
   details?: Json
+  /** The request it came from; its fields fill `requestId` and `ip` when those are absent. */
+  context?: AuditContext
 }
 
 /**
@@ -42,8 +50,8 @@ export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<Audi
     actor: input.actor,
     action: input.action,
     target: { kind: input.target.kind, id: input.target.id },
-    requestId: input.requestId ?? null,
-    ip: input.ip ?? null,
+    requestId: input.requestId ?? input.context?.requestId ?? null,
+    ip: input.ip ?? input.context?.ip ?? null,
     details,
     prevHash: last?.hash ?? GENESIS_HASH,
   }

@@ -25,7 +25,7 @@ export interface CreateDbOptions {
   connectionString: string
   /** Pool size (default 10). */
   max?: number
-  /** Receives errors of idle pooled connections (default: ignored; the pool drops them). */
+  /** Receives errors of pooled connections, idle or checked out (default: ignored). */
   onError?: (err: Error) => void
 }
 
@@ -49,7 +49,12 @@ export function createDb(options: CreateDbOptions): Database {
     max: options.max ?? 10,
     options: `-c role=${APP_ROLE}`,
   })
-  pool.on('error', options.onError ?? (() => undefined))
+  const onError = options.onError ?? (() => undefined)
+  pool.on('error', onError)
+  // A connection lost while checked out (a Postgres restart) emits 'error' on its client: without
+  // a listener that would end the process. The query in progress fails with the same error, and
+  // the pool discards the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', onError))
   const db = drizzle({ client: pool, schema })
   return { pool, db, close: () => pool.end() }
 }

@@ -1,7 +1,7 @@
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { InvalidCursorError } from './errors.js'
 
-/** Limits of a list page (API.md: 1–200, default 50). */
+/** Limits of a list page (docs/http-api.md: 1–200, default 50). */
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 200
 

@@ -1,4 +1,4 @@
-/** Every `code` a `@weave/db` error carries; callers branch on it (STYLE.md §4). */
+/** Every `code` a `@weave/db` error carries; callers branch on it (docs/architecture.md). */
 export type DbErrorCode =
   | 'run-not-found'
   | 'approval-not-found'
@@ -14,6 +14,10 @@ export type DbErrorCode =
   | 'approval-link-used'
   | 'approval-link-expired'
   | 'secret-decryption'
+  | 'lease-lost'
+  | 'decision-input-invalid'
+  | 'checkpoint-behind'
+  | 'approval-not-usable'
 
 /** Base class of the errors `@weave/db` throws on purpose. */
 export class DbError extends Error {
@@ -64,7 +68,8 @@ export class IdempotencyConflictError extends DbError {
   override name = 'IdempotencyConflictError'
   constructor(
     readonly idempotencyKey: string,
-    readonly runId: string,
+    /** The run (or approval) the key already names. */
+    readonly resourceId: string,
   ) {
     super('idempotency-conflict', `idempotency key already used with another request`)
   }
@@ -83,5 +88,30 @@ export class ApprovalLinkError extends DbError {
   override name = 'ApprovalLinkError'
   constructor(code: 'approval-link-not-found' | 'approval-link-used' | 'approval-link-expired') {
     super(code, code.replaceAll('-', ' '))
+  }
+}
+
+/**
+ * A checkpoint write refused by the run's fence: the run is no longer running under the claim
+ * that wrote (`lease-lost`, another executor took it), the write would not move the run's
+ * checkpoint forward (`checkpoint-behind`), or the settled approval the step used is not one
+ * (`approval-not-usable`). Nothing of the step was written.
+ */
+export class StepRefusedError extends DbError {
+  override name = 'StepRefusedError'
+  constructor(
+    code: 'lease-lost' | 'checkpoint-behind' | 'approval-not-usable',
+    readonly runId: string,
+    options?: ErrorOptions,
+  ) {
+    super(code, `${code.replaceAll('-', ' ')}: run ${runId}`, options)
+  }
+}
+
+/** A decision's input that cannot be recorded; `problems` has every reason with its path. */
+export class DecisionInputError extends DbError {
+  override name = 'DecisionInputError'
+  constructor(readonly problems: Array<{ path: string; message: string }>) {
+    super('decision-input-invalid', 'the decision input does not match the approval step schema')
   }
 }

@@ -1,23 +1,18 @@
-import type { Graph, StepHook } from '@weave/kernel'
+import type { Graph } from '@weave/kernel'
 import { compileGraph, GraphSpec, type CompileDeps, type CompiledGraph } from '@weave/spec'
 import { type Database, withTenant } from './client.js'
 import { getGraphVersion, getLatestGraphVersion } from './graphs.js'
 
 /** Compile dependencies shared by every graph of a worker; the registry adds subgraph loading. */
-export type BaseCompileDeps = Omit<CompileDeps, 'loadSubgraph' | 'hooks'>
+export type BaseCompileDeps = Omit<CompileDeps, 'loadSubgraph' | 'hooks' | 'approvals'>
+
+/** Compile dependencies that belong to one tenant: its step hooks and approval decisions. */
+export type TenantCompileDeps = Pick<CompileDeps, 'hooks' | 'approvals'>
 
 /** Thrown when a run names a graph version that is not registered. */
 export class GraphNotFoundError extends Error {
   override name = 'GraphNotFoundError'
   readonly code = 'graph-not-found'
-}
-
-/**
- * The PgStore namespace prefix of a tenant's checkpoints. The API (reading) and the worker
- * (writing) must agree on it, so it is defined once here.
- */
-export function checkpointPrefix(tenant: string): string {
-  return `tenant:${tenant}:`
 }
 
 const MAX_CACHED = 500
@@ -33,10 +28,7 @@ export class GraphRegistry {
   constructor(
     private readonly database: Database,
     private readonly deps: BaseCompileDeps = {},
-    private readonly hooksFor: (tenant: string) => {
-      after?: StepHook[]
-      before?: StepHook[]
-    } = () => ({}),
+    private readonly tenantDeps: (tenant: string) => TenantCompileDeps = () => ({}),
   ) {}
 
   /** The compiled graph; `version` undefined means the latest. @throws GraphNotFoundError */
@@ -63,11 +55,14 @@ export class GraphRegistry {
     const row = await withTenant(this.database, tenant, (tx) => getGraphVersion(tx, name, version))
     if (!row) throw new GraphNotFoundError(`graph "${name}" version ${version} is not registered`)
     const spec = GraphSpec.parse(row.spec)
+    const bound = row.subgraphVersions
     return compileGraph(name, spec, {
       ...this.deps,
-      hooks: this.hooksFor(tenant),
+      ...this.tenantDeps(tenant),
+      // A child named without a version runs the version bound when this one was registered,
+      // so every worker runs the same child whatever it compiled first.
       loadSubgraph: async (child: string, childVersion?: number): Promise<Graph> =>
-        (await this.get(tenant, child, childVersion)).graph,
+        (await this.get(tenant, child, childVersion ?? bound[child])).graph,
     })
   }
 }

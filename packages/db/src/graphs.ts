@@ -13,7 +13,7 @@ export type GraphRow = typeof graphs.$inferSelect
 export type GraphVersionRow = typeof graphVersions.$inferSelect
 
 /** A version without its spec, for version lists. */
-export type GraphVersionSummary = Omit<GraphVersionRow, 'spec'>
+export type GraphVersionSummary = Omit<GraphVersionRow, 'spec' | 'subgraphVersions'>
 
 /** A graph with its latest version, for graph lists. */
 export interface GraphSummary {
@@ -34,6 +34,8 @@ export interface RegisterGraphVersionInput {
   digest?: string
   description?: string | null
   createdBy: string
+  /** The version each subgraph named without one binds to (see graph_versions.subgraph_versions). */
+  subgraphVersions?: Record<string, number>
 }
 
 /** The version a registration resolved to; `created` is false when the digest matched. */
@@ -81,6 +83,7 @@ export async function registerGraphVersion(
       digest,
       description: input.description ?? null,
       createdBy: input.createdBy,
+      subgraphVersions: input.subgraphVersions ?? {},
     })
     .returning()
   const created = row as GraphVersionRow

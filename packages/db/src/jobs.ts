@@ -1,94 +1,175 @@
 import { z } from 'zod'
+import { ResumeReason } from './protocol/run-events.js'
 
-/** Queue of run executions and resumes. */
-export const RUNS_QUEUE = 'weave-runs'
-
-/** Queue of delayed timers: `wait` steps and approval timeouts. */
-export const TIMERS_QUEUE = 'weave-timers'
-
-/** Queue of outbound webhook deliveries. */
-export const WEBHOOKS_QUEUE = 'weave-webhooks'
-
-/** Job names, per queue. */
-export const JOB_NAMES = {
-  run: 'run',
-  resume: 'resume',
-  waitElapsed: 'wait-elapsed',
-  approvalTimeout: 'approval-timeout',
-  deliver: 'deliver',
+/**
+ * Weave's BullMQ queues, by the name code uses. Queue and job names are kebab-case, declared
+ * here once; the queue package opens them and the worker consumes them.
+ */
+export const QUEUES = {
+  runs: 'weave-runs',
+  timers: 'weave-timers',
+  webhooks: 'weave-webhooks',
+  maintenance: 'weave-maintenance',
 } as const
+
+/** A queue, by the name code uses. */
+export type QueueName = keyof typeof QUEUES
 
 const RunId = z.uuid()
 const Tenant = z.string().min(1)
+const Seq = z.int().nonnegative()
 
-/** `weave-runs` / `run`: execute a queued run. Job id: `runJobId(runId)`. */
-export const RunJob = z.object({ runId: RunId, tenant: Tenant }).strict()
+/** `run`: execute a queued run, or take over a running one whose executor vanished. */
+export const RunJob = z
+  .object({
+    runId: RunId,
+    tenant: Tenant,
+    // Set by the reconciler: the run's lease was handed to this job (`recover-<runId>-<n>`).
+    takeover: z
+      .string()
+      .regex(/^[0-9]{1,16}$/)
+      .optional(),
+  })
+  .strict()
 export type RunJob = z.infer<typeof RunJob>
 
-/** Why a run is resumed. */
-export const ResumeReason = z.enum([
-  'approval-decided',
-  'approval-expired',
-  'input',
-  'retry',
-  'timer',
-])
-export type ResumeReason = z.infer<typeof ResumeReason>
-
 /**
- * `weave-runs` / `resume`: resume a run with `input` merged into its state. Job id:
- * `resumeJobId(key)`, e.g. the approval id, so two racing deciders cannot resume twice.
+ * `resume`: resume a waiting or failed run at checkpoint `atSeq`. The input it applies is read
+ * from Postgres when the job runs: the settled approval it names (`approvalId`), or the run's
+ * pending resume request (input, retry); a timer resumes with none. So a lost job is rebuilt from
+ * Postgres, and no client input ever travels in a job.
  */
 export const ResumeJob = z
   .object({
     runId: RunId,
     tenant: Tenant,
-    input: z.record(z.string(), z.json()),
-    reason: ResumeReason,
-    // The checkpoint seq the run waited at: `input` applies only while that checkpoint is still
-    // the latest, so a retried job after a crash mid-resume does not merge the input twice.
-    atSeq: z.int().nonnegative().optional(),
+    reason: ResumeReason.exclude(['run']),
+    atSeq: Seq,
+    approvalId: z.uuid().optional(),
   })
   .strict()
 export type ResumeJob = z.infer<typeof ResumeJob>
 
-/** `weave-timers` / `wait-elapsed`: a `wait` step's timer fired. Job id: `waitJobId(runId, seq)`. */
+/** `wait-elapsed`: a `wait` step's timer fired for the checkpoint `seq` of a run. */
 export const WaitElapsedJob = z
-  .object({ runId: RunId, tenant: Tenant, step: z.string().min(1), seq: z.int().nonnegative() })
+  .object({ runId: RunId, tenant: Tenant, step: z.string().min(1), seq: Seq })
   .strict()
 export type WaitElapsedJob = z.infer<typeof WaitElapsedJob>
 
-/** `weave-timers` / `approval-timeout`: an approval's timeout passed. Job id: `approvalTimeoutJobId(id)`. */
+/** `approval-timeout`: an approval's timeout passed. */
 export const ApprovalTimeoutJob = z.object({ approvalId: z.uuid(), tenant: Tenant }).strict()
 export type ApprovalTimeoutJob = z.infer<typeof ApprovalTimeoutJob>
 
-/** `weave-webhooks` / `deliver`: send a webhook delivery. Job id: `deliveryJobId(deliveryId)`. */
+/** `deliver`: send a webhook delivery. */
 export const DeliverJob = z.object({ deliveryId: z.uuid(), tenant: Tenant }).strict()
 export type DeliverJob = z.infer<typeof DeliverJob>
 
-// BullMQ refuses custom job ids that contain ':' or are integers, hence the '-' separators.
+/** `reconcile`: one repair pass over what Redis may have lost; fired by a job scheduler. */
+export const ReconcileJob = z.object({}).strict()
+export type ReconcileJob = z.infer<typeof ReconcileJob>
 
-/** Job id of a run's execution: the run id, so a duplicate enqueue is a no-op. */
-export function runJobId(runId: string): string {
-  return runId
+interface JobSpec<P extends z.ZodType> {
+  queue: QueueName
+  name: string
+  payload: P
+  /**
+   * The job id: deterministic, so adding a job already waiting or running is a no-op. BullMQ
+   * refuses custom ids that contain ':' or are integers, hence the '-' separators and prefixes.
+   */
+  id: (payload: z.infer<P>) => string
 }
 
-/** Job id of a resume identified by `key` (an approval id, a resume request id). */
-export function resumeJobId(key: string): string {
-  return `resume-${key}`
+const job = <P extends z.ZodType>(spec: JobSpec<P>): JobSpec<P> => spec
+
+/**
+ * Every job Weave runs: its queue, name, payload schema and id. `enqueue` (the queue package)
+ * and the worker's processors go through this table only; nothing builds a job id by hand.
+ */
+export const JOBS = {
+  run: job({
+    queue: 'runs',
+    name: 'run',
+    payload: RunJob,
+    id: (p) => (p.takeover === undefined ? p.runId : `recover-${p.runId}-${p.takeover}`),
+  }),
+  resume: job({
+    queue: 'runs',
+    name: 'resume',
+    payload: ResumeJob,
+    // One resume per settled approval, or per checkpoint for the other reasons: two racing
+    // deciders, or a timer fired twice, cannot resume a run twice.
+    id: (p) =>
+      p.approvalId === undefined
+        ? `resume-${p.reason}-${p.runId}-${p.atSeq}`
+        : `resume-${p.approvalId}`,
+  }),
+  waitElapsed: job({
+    queue: 'timers',
+    name: 'wait-elapsed',
+    payload: WaitElapsedJob,
+    id: (p) => `wait-${p.runId}-${p.seq}`,
+  }),
+  approvalTimeout: job({
+    queue: 'timers',
+    name: 'approval-timeout',
+    payload: ApprovalTimeoutJob,
+    id: (p) => `approval-timeout-${p.approvalId}`,
+  }),
+  deliver: job({
+    queue: 'webhooks',
+    name: 'deliver',
+    payload: DeliverJob,
+    id: (p) => `delivery-${p.deliveryId}`,
+  }),
+  reconcile: job({
+    queue: 'maintenance',
+    name: 'reconcile',
+    payload: ReconcileJob,
+    id: () => 'reconcile',
+  }),
+} as const
+
+/** A kind of job, by the name code uses. */
+export type JobKind = keyof typeof JOBS
+
+/** The payload of a job of kind `K`. */
+export type JobPayload<K extends JobKind> = z.infer<(typeof JOBS)[K]['payload']>
+
+/** The id a job of kind `K` with this payload gets. */
+export function jobId<K extends JobKind>(kind: K, payload: JobPayload<K>): string {
+  return (JOBS[kind].id as (p: JobPayload<K>) => string)(payload)
 }
 
-/** Job id of a `wait` step's timer for the checkpoint `seq` of a run. */
-export function waitJobId(runId: string, seq: number): string {
-  return `wait-${runId}-${seq}`
+/** The kind of a job named `name` on queue `queue`, or undefined for a job this table lacks. */
+export function jobKindOf(queue: string, name: string): JobKind | undefined {
+  for (const [kind, spec] of Object.entries(JOBS)) {
+    if (QUEUES[spec.queue] === queue && spec.name === name) return kind as JobKind
+  }
+  return undefined
 }
 
-/** Job id of an approval's timeout. */
-export function approvalTimeoutJobId(approvalId: string): string {
-  return `approval-timeout-${approvalId}`
+/** Options of one enqueue. */
+export interface EnqueueOptions {
+  /** Run the job after this many ms (default now). */
+  delayMs?: number
+  /**
+   * Replace a job of the same id that failed for good (its attempts spent): the repairs of the
+   * reconciler must add a real job, not a no-op against a dead one.
+   */
+  replaceFailed?: boolean
 }
 
-/** Job id of a webhook delivery: one job per delivery at a time, whoever enqueues it. */
-export function deliveryJobId(deliveryId: string): string {
-  return `delivery-${deliveryId}`
+/** Where jobs are added: the queue package implements it over BullMQ. */
+export interface JobSink {
+  /**
+   * Adds a job, validated against its payload schema, with its catalogue id; adding an id that is
+   * already queued is a no-op. With `replaceFailed` it looks first and resolves false when a live
+   * job with that id existed (nothing added); otherwise it resolves true.
+   * @throws when the queue is unreachable
+   */
+  enqueue<K extends JobKind>(
+    kind: K,
+    payload: JobPayload<K>,
+    options?: EnqueueOptions,
+  ): Promise<boolean>
 }

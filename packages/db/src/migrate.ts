@@ -4,6 +4,19 @@ import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
+import { ensureRuntimeLogin, type RuntimeLoginSetup } from './database-role.js'
+
+export {
+  DEFAULT_OWNER_LOGIN,
+  DEFAULT_RUNTIME_LOGIN,
+  ensureRuntimeLogin,
+  inspectDatabaseLogin,
+  resolveDatabaseUrls,
+  type ConfiguredDatabaseUrls,
+  type DatabaseLoginReport,
+  type DatabaseUrls,
+  type RuntimeLoginSetup,
+} from './database-role.js'
 
 /** The app's migrations folder, `migrations/app` at the repository root. */
 export const APP_MIGRATIONS_FOLDER = fileURLToPath(
@@ -16,6 +29,11 @@ export interface MigrateDatabaseOptions {
   connectionString: string
   /** Folder of drizzle-kit migrations (default `APP_MIGRATIONS_FOLDER`). */
   migrationsFolder?: string
+  /**
+   * The URL the API and workers will connect with: its login is created or granted `weave_app`
+   * after the migrations (see `ensureRuntimeLogin`). Nothing is done about logins without it.
+   */
+  runtimeConnectionString?: string
 }
 
 /** What `migrateDatabase` did. */
@@ -24,6 +42,8 @@ export interface MigrateDatabaseResult {
   createdDatabase: boolean
   /** Tags of the migrations this call applied, in order (`0001_tables`, …). */
   applied: string[]
+  /** What became of the runtime login, when `runtimeConnectionString` was given. */
+  runtimeLogin?: RuntimeLoginSetup
 }
 
 interface JournalEntry {
@@ -37,9 +57,11 @@ const MIGRATE_LOCK_KEY = 'weave:migrate'
 
 /**
  * Creates the database named in the connection string when it is missing, then applies the
- * pending migrations as the connecting user (the tables' owner, no `SET ROLE`). Idempotent and
- * safe to call concurrently (migrate.int.test.ts).
- * @throws the driver's error when the server is unreachable or a migration fails.
+ * pending migrations as the connecting user (the tables' owner, no `SET ROLE`), then, given
+ * `runtimeConnectionString`, makes sure its login exists and may act as `weave_app`. Idempotent
+ * and safe to call concurrently (migrate.int.test.ts, database-role.int.test.ts).
+ * @throws the driver's error when the server is unreachable or a migration fails; an Error
+ *   saying what to run when the runtime login cannot be created or granted
  */
 export async function migrateDatabase(
   options: MigrateDatabaseOptions,
@@ -55,7 +77,12 @@ export async function migrateDatabase(
     const before = await lastAppliedMillis(client)
     await migrate(drizzle({ client }), { migrationsFolder })
     const applied = journal.filter((e) => before === null || e.when > before).map((e) => e.tag)
-    return { createdDatabase, applied }
+    if (options.runtimeConnectionString === undefined) return { createdDatabase, applied }
+    const runtimeLogin = await ensureRuntimeLogin({
+      ownerConnectionString: options.connectionString,
+      runtimeConnectionString: options.runtimeConnectionString,
+    })
+    return { createdDatabase, applied, runtimeLogin }
   } finally {
     await client.end()
   }

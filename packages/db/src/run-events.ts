@@ -1,73 +1,78 @@
-import type { Json } from '@weave/kernel'
 import { and, asc, eq, gt, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
 import { NotFoundError } from './errors.js'
+import { pgCode } from './pg-errors.js'
+import { RUN_EVENT_DATA, type RunEventData, type RunEventType } from './protocol/run-events.js'
 import { runEvents } from './schema/run-events.js'
-import { runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
-import { createDeliveriesForEvent } from './webhook-deliveries.js'
+
+export {
+  RUN_EVENT_DATA,
+  RUN_EVENT_TYPES,
+  ResumeReason,
+  TERMINAL_RUN_EVENT_TYPES,
+  type RunEventData,
+  type RunEventType,
+} from './protocol/run-events.js'
 
 /** A stored run event. */
 export type RunEventRow = typeof runEvents.$inferSelect
 
-/** Every run event type (API.md "Runs"). */
-export const RUN_EVENT_TYPES = [
-  'run.queued',
-  'run.started',
-  'step.completed',
-  'run.waiting',
-  'approval.requested',
-  'approval.decided',
-  'run.resumed',
-  'run.completed',
-  'run.failed',
-  'run.cancelled',
-] as const
-
-/** A run event type. */
-export type RunEventType = (typeof RUN_EVENT_TYPES)[number]
-
-/** Terminal event types: an event stream ends after one of them. */
-export const TERMINAL_RUN_EVENT_TYPES: readonly RunEventType[] = [
-  'run.completed',
-  'run.failed',
-  'run.cancelled',
-]
+// Raised by weave_append_run_event for a run this tenant does not have.
+const RUN_MISSING = 'WV404'
 
 /**
- * Appends an event to a run with the next sequence number. The run row is locked first, so
- * concurrent appenders take turns and the numbers stay gap-free (run-events.int.test.ts). In the
- * same transaction it creates the event's webhook deliveries (createDeliveriesForEvent), so no
- * committed event misses its deliveries.
- * @throws NotFoundError when the run does not exist in this tenant.
+ * Checks an event's data against the catalogue (protocol/run-events.ts): a writer that drifts
+ * from it fails here, before anything is stored.
+ * @throws ZodError when `data` is not the type's payload
  */
-export async function appendRunEvent(
+export function runEventData<T extends RunEventType>(
+  type: T,
+  data: RunEventData<T>,
+): RunEventData<T> {
+  return RUN_EVENT_DATA[type].parse(data) as RunEventData<T>
+}
+
+/**
+ * Appends an event to a run with the run's next sequence number, in one statement
+ * (weave_append_run_event): the run row's counter hands out numbers, so concurrent appenders take
+ * turns and the numbers stay gap-free (run-events.int.test.ts), and the event's webhook
+ * deliveries are created in the same transaction, so no committed event misses them.
+ * @throws NotFoundError when the run does not exist in this tenant; ZodError for data that is
+ *   not the type's payload.
+ */
+export async function appendRunEvent<T extends RunEventType>(
   tx: TenantTx,
   runId: string,
-  type: RunEventType,
-  data: Json = {},
+  type: T,
+  data: RunEventData<T>,
 ): Promise<RunEventRow> {
-  const [run] = isUuid(runId)
-    ? await tx.db
-        .select({ id: runs.id })
-        .from(runs)
-        .where(and(eq(runs.tenantId, tx.tenant), eq(runs.id, runId)))
-        .for('no key update')
-    : []
-  if (!run) throw new NotFoundError('run', runId)
-  const [row] = await tx.db
-    .insert(runEvents)
-    .values({
-      tenantId: tx.tenant,
-      runId,
-      seq: sql`(select coalesce(max(${runEvents.seq}), 0) + 1 from ${runEvents} where ${runEvents.runId} = ${runId})`,
-      type,
-      data,
-    })
-    .returning()
-  const event = row as RunEventRow
-  await createDeliveriesForEvent(tx, event)
-  return event
+  if (!isUuid(runId)) throw new NotFoundError('run', runId)
+  const payload = JSON.stringify(runEventData(type, data))
+  try {
+    const result = await tx.db.execute<{
+      tenant_id: string
+      run_id: string
+      seq: number
+      type: string
+      data: unknown
+      at: string | Date
+    }>(
+      sql`select * from weave_append_run_event(${tx.tenant}, ${runId}::uuid, ${type}, ${payload}::jsonb)`,
+    )
+    const row = result.rows[0]!
+    return {
+      tenantId: row.tenant_id,
+      runId: row.run_id,
+      seq: row.seq,
+      type: row.type,
+      data: row.data,
+      at: new Date(row.at),
+    }
+  } catch (err) {
+    if (pgCode(err) === RUN_MISSING) throw new NotFoundError('run', runId)
+    throw err
+  }
 }
 
 /** Options of `listRunEvents`. */

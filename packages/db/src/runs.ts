@@ -1,28 +1,32 @@
 import type { Json } from '@weave/kernel'
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
-import type { ApprovalRow } from './approval-rows.js'
-import { cancelRunApprovals } from './approvals.js'
+import type { ApprovalRow } from './approvals/approval-rows.js'
+import { cancelRunApprovals } from './approvals/approval-queries.js'
 import type { TenantTx } from './client.js'
 import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
 import { IdempotencyConflictError } from './errors.js'
 import type { Page, PageOptions } from './page.js'
+import type { PendingResume } from './protocol/pending-resume.js'
+import type { WaitingOn } from './protocol/waiting-on.js'
 import { type RunStatus, runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
+
+export { PendingResume, readPendingResume } from './protocol/pending-resume.js'
+export {
+  ApprovalWait,
+  InputWait,
+  TimerWait,
+  WaitingOn,
+  readWaitingOn,
+} from './protocol/waiting-on.js'
 
 /** A run row. */
 export type RunRow = typeof runs.$inferSelect
 
-/** What a waiting run waits for, e.g. `{ kind: 'approval', step, approvalId }`. */
-export interface WaitingOn {
-  kind: string
-  step: string
-  [key: string]: Json
-}
-
 /** Statuses after which a run does nothing more by itself. */
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled']
 
-/** How long an idempotency key returns its original run (API.md: 24 h). */
+/** How long an idempotency key returns its original run (docs/http-api.md: 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 /** What `createRun` stores. */
@@ -112,6 +116,20 @@ export async function getRun(tx: TenantTx, id: string): Promise<RunRow | null> {
   return row ?? null
 }
 
+/**
+ * The run, locked until the transaction ends (`FOR NO KEY UPDATE`), or null: what a claim reads
+ * before it takes the run, so no request changes it in between.
+ */
+export async function getRunForUpdate(tx: TenantTx, id: string): Promise<RunRow | null> {
+  if (!isUuid(id)) return null
+  const [row] = await tx.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.tenantId, tx.tenant), eq(runs.id, id)))
+    .for('no key update')
+  return row ?? null
+}
+
 /** Options of `listRuns`. */
 export interface ListRunsOptions extends PageOptions {
   status?: RunStatus | RunStatus[]
@@ -155,11 +173,22 @@ export interface RunPatch {
   waitingOn?: WaitingOn | null
 }
 
+/** Conditions a transition also requires besides the run's status. */
+export interface TransitionGuard {
+  /**
+   * The claim's fencing token: the run changes only while it is still running under this claim,
+   * so an executor that lost its claim cannot finish, fail or park the run.
+   */
+  leaseToken?: string
+}
+
 /**
  * Moves a run to `to` only if its status is one of `from` (a compare-and-set), so late or
- * duplicate jobs cannot move it backwards. Sets `updated_at`; sets `finished_at` when `to` is
- * terminal and clears it otherwise; clears `waiting_on` unless `to` is `waiting`. Returns the
- * updated run, or null when the run is missing or in another status (runs.int.test.ts).
+ * duplicate jobs cannot move it backwards; with `guard.leaseToken`, only while that claim holds
+ * the run. Sets `updated_at`; sets `finished_at` when `to` is terminal and clears it otherwise;
+ * clears `waiting_on` and `wake_at` unless `to` is `waiting` (a timer's `until` becomes
+ * `wake_at`), and any pending resume request. Returns the updated run, or null when the run is missing, in another status or
+ * held by another claim (runs.int.test.ts).
  */
 export async function transitionRun(
   tx: TenantTx,
@@ -167,9 +196,12 @@ export async function transitionRun(
   from: readonly RunStatus[],
   to: RunStatus,
   patch: RunPatch = {},
+  guard: TransitionGuard = {},
 ): Promise<RunRow | null> {
   if (!isUuid(id) || from.length === 0) return null
   const isTerminal = TERMINAL_RUN_STATUSES.includes(to)
+  const wakeAt =
+    to === 'waiting' && patch.waitingOn?.kind === 'wait' ? new Date(patch.waitingOn.until) : null
   const [row] = await tx.db
     .update(runs)
     .set({
@@ -181,13 +213,22 @@ export async function transitionRun(
       ...(patch.steps === undefined ? {} : { steps: patch.steps }),
       ...(patch.addSteps === undefined ? {} : { steps: sql`${runs.steps} + ${patch.addSteps}` }),
       ...(patch.error === undefined ? {} : { error: patch.error }),
+      // A resume request not applied by the time the run stops again is void.
+      pendingResume: null,
       ...(to !== 'waiting'
-        ? { waitingOn: null }
+        ? { waitingOn: null, wakeAt: null }
         : patch.waitingOn === undefined
           ? {}
-          : { waitingOn: patch.waitingOn }),
+          : { waitingOn: patch.waitingOn, wakeAt }),
     })
-    .where(and(eq(runs.tenantId, tx.tenant), eq(runs.id, id), inArray(runs.status, [...from])))
+    .where(
+      and(
+        eq(runs.tenantId, tx.tenant),
+        eq(runs.id, id),
+        inArray(runs.status, [...from]),
+        guard.leaseToken === undefined ? undefined : eq(runs.leaseToken, guard.leaseToken),
+      ),
+    )
     .returning()
   return row ?? null
 }
@@ -195,7 +236,11 @@ export async function transitionRun(
 /**
  * Moves a run to `running` for the job `jobId` when its status is one of `from`, or when it is
  * already `running` under that same job (a job retaken after its worker died). Another job can
- * never take a running run, so one run is never executed twice at once (runs.int.test.ts).
+ * never take a running run. Every claim gets a new fencing token (`lease_token`): the executor of
+ * an earlier claim, even of the same job (a stalled worker that wakes up), can no longer write a
+ * checkpoint or change the run, so one run is never executed twice at once (runs.int.test.ts).
+ * A pending resume request stays on the run until the first root checkpoint after it is written
+ * (weave_save_step), so an executor that dies before applying it leaves it for the next claim.
  */
 export async function claimRun(
   tx: TenantTx,
@@ -209,9 +254,12 @@ export async function claimRun(
     .set({
       status: 'running',
       leaseJob: jobId,
+      leaseToken: sql`gen_random_uuid()`,
       updatedAt: sql`now()`,
       finishedAt: null,
       error: null,
+      waitingOn: null,
+      wakeAt: null,
     })
     .where(
       and(
@@ -240,7 +288,8 @@ export async function takeOverRunLease(
   if (!isUuid(id)) return null
   const [row] = await tx.db
     .update(runs)
-    .set({ leaseJob: newJob, updatedAt: sql`now()` })
+    // No claim holds the run until the new job takes it: a frozen executor is fenced at once.
+    .set({ leaseJob: newJob, leaseToken: null, updatedAt: sql`now()` })
     .where(
       and(
         eq(runs.tenantId, tx.tenant),
@@ -276,6 +325,8 @@ export async function requestRunCancel(tx: TenantTx, id: string): Promise<Cancel
       status: sql`case when ${runs.status} in ('queued', 'waiting') then 'cancelled' else ${runs.status} end`,
       finishedAt: sql`case when ${runs.status} in ('queued', 'waiting') then now() else ${runs.finishedAt} end`,
       waitingOn: sql`case when ${runs.status} in ('queued', 'waiting') then null else ${runs.waitingOn} end`,
+      wakeAt: sql`case when ${runs.status} in ('queued', 'waiting') then null else ${runs.wakeAt} end`,
+      pendingResume: sql`case when ${runs.status} in ('queued', 'waiting') then null else ${runs.pendingResume} end`,
       updatedAt: sql`now()`,
     })
     .where(
@@ -296,18 +347,32 @@ export async function requestRunCancel(tx: TenantTx, id: string): Promise<Cancel
 }
 
 /**
- * Sets what a run waits for without changing its status. Returns the run, or null when missing.
+ * Records a client's resume of a run, as a compare-and-set: only a run waiting for input at
+ * checkpoint `request.atSeq` (reason `input`) or failed at it (reason `retry`), with no resume
+ * already pending, takes it; a second concurrent resume gets null, as does a run that moved on.
  */
-export async function setRunWaitingOn(
+export async function requestResume(
   tx: TenantTx,
   id: string,
-  waitingOn: WaitingOn | null,
+  request: PendingResume,
 ): Promise<RunRow | null> {
   if (!isUuid(id)) return null
+  const waitsHere =
+    request.reason === 'input'
+      ? sql`${runs.status} = 'waiting' and ${runs.waitingOn}->>'kind' = 'input'`
+      : sql`${runs.status} = 'failed'`
   const [row] = await tx.db
     .update(runs)
-    .set({ waitingOn, updatedAt: sql`now()` })
-    .where(and(eq(runs.tenantId, tx.tenant), eq(runs.id, id)))
+    .set({ pendingResume: request, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(runs.tenantId, tx.tenant),
+        eq(runs.id, id),
+        isNull(runs.pendingResume),
+        eq(runs.checkpointSeq, request.atSeq),
+        waitsHere,
+      ),
+    )
     .returning()
   return row ?? null
 }

@@ -1,5 +1,4 @@
-import type { Json } from '@weave/kernel'
-import { and, arrayContains, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database, TenantTx } from './client.js'
 import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
@@ -23,63 +22,13 @@ export interface DeliveryRef {
 
 /**
  * The Postgres channel a trigger notifies with `{"tenant","id"}` when a delivery is created.
+ * Deliveries are created with their event, in its transaction: one pending delivery per webhook
+ * of the tenant subscribed to the event's type, payload `{ type, timestamp, data }` (Standard
+ * Webhooks) with the event's data plus `runId` and `seq` (weave_append_run_event).
  * Postgres sends a notification only when its transaction commits, so a listener never sees a
  * delivery that was rolled back, and no code that appends an event has to enqueue anything.
  */
 export const WEBHOOK_DELIVERY_CHANNEL = 'weave_webhook_deliveries'
-
-/** A run event as the fan-out needs it. */
-export interface FanOutEvent {
-  runId: string
-  seq: number
-  type: string
-  data: unknown
-  at: Date
-}
-
-/**
- * Creates one pending delivery per webhook of the tenant subscribed to the event's type, in the
- * caller's transaction (so an event and its deliveries commit or roll back together); a trigger
- * announces each on `WEBHOOK_DELIVERY_CHANNEL` at commit.
- * The payload is `{ type, timestamp, data }` (Standard Webhooks), `data` being the event's data
- * with `runId` and `seq` (webhook-deliveries.int.test.ts).
- */
-export async function createDeliveriesForEvent(
-  tx: TenantTx,
-  event: FanOutEvent,
-): Promise<DeliveryRef[]> {
-  const subscribed = await tx.db
-    .select({ id: webhooks.id })
-    .from(webhooks)
-    .where(
-      and(
-        eq(webhooks.tenantId, tx.tenant),
-        isNull(webhooks.deletedAt),
-        arrayContains(webhooks.events, [event.type]),
-      ),
-    )
-  if (subscribed.length === 0) return []
-  const data = isObject(event.data) ? event.data : { value: (event.data ?? null) as Json }
-  const payload = {
-    type: event.type,
-    timestamp: event.at.toISOString(),
-    data: { ...data, runId: event.runId, seq: event.seq },
-  }
-  const rows = await tx.db
-    .insert(webhookDeliveries)
-    .values(
-      subscribed.map((w) => ({
-        tenantId: tx.tenant,
-        webhookId: w.id,
-        eventType: event.type,
-        runId: event.runId,
-        eventSeq: event.seq,
-        payload,
-      })),
-    )
-    .returning({ id: webhookDeliveries.id })
-  return rows.map((r) => ({ tenant: tx.tenant, id: r.id }))
-}
 
 /** A delivery and the webhook it goes to (null when the webhook was deleted). */
 export interface DeliveryToSend {
@@ -230,7 +179,7 @@ export interface PendingDelivery extends DeliveryRef {
 /**
  * Pending deliveries of every tenant whose next attempt is due before `dueBefore`, soonest first,
  * for the sweep that enqueues deliveries whose job was lost. Cross-tenant through a
- * `SECURITY DEFINER` function returning ids and times only (webhook-deliveries.int.test.ts).
+ * `SECURITY DEFINER` function returning ids and times only (webhooks.int.test.ts).
  */
 export async function listPendingDeliveries(
   database: Pick<Database, 'db'>,
@@ -249,8 +198,4 @@ export async function listPendingDeliveries(
     id: r.id,
     nextAttemptAt: new Date(r.next_attempt_at),
   }))
-}
-
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

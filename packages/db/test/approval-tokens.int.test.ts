@@ -1,15 +1,19 @@
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type ApprovalLinkError,
+  approvalLinkTokens,
   consumeApprovalToken,
-  createApprovalTokens,
+  createWebhook,
   findApprovalToken,
   openApproval,
+  webhookRecipient,
   withTenant,
 } from '@weave/db'
 import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
 
 let t: TestDatabase
+const secretsKey = randomBytes(32)
 
 beforeAll(async () => {
   t = await createTestDatabase('weave_db_tokens')
@@ -23,13 +27,21 @@ async function issue(tenant: string, expiresAt = new Date(Date.now() + 60_000)) 
   const run = await seedRunIn(t.app, tenant)
   return withTenant(t.app, tenant, async (tx) => {
     const { approval } = await openApproval(tx, { runId: run.id, step: 'a', seq: 1, title: 'Go?' })
-    const tokens = await createApprovalTokens(tx, {
+    const { webhook } = await createWebhook(tx, secretsKey, {
+      url: 'https://hooks.example/approvals',
+      events: ['approval.requested'],
+      scopes: ['approvals:decide'],
+      createdBy: 'ops',
+    })
+    const input = {
       approvalId: approval.id,
       materialHash: approval.materialHash,
-      recipient: `approval-link:${approval.id}`,
+      webhookId: webhook.id,
       expiresAt,
-    })
-    return { approval, tokens }
+      secretsKey,
+    }
+    const tokens = await approvalLinkTokens(tx, input)
+    return { approval, webhook, tokens, input }
   })
 }
 
@@ -39,26 +51,37 @@ const codeOf = async (promise: Promise<unknown>) =>
     (err: ApprovalLinkError) => err.code,
   )
 
-describe('approval tokens', () => {
-  it('stores only hashes and finds a token across tenants by its text', async () => {
+describe('approval link tokens', () => {
+  it('keeps only hashes and ciphertexts, and finds a token across tenants by its text', async () => {
     const tenant = randomTenant()
-    const { approval, tokens } = await issue(tenant)
+    const { approval, webhook, tokens } = await issue(tenant)
     expect(tokens.approve).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(tokens.reject).not.toBe(tokens.approve)
-    const stored = await t.owner.query<{ token_hash: string }>(
-      'select token_hash from approval_tokens where approval_id = $1',
+    const stored = await t.owner.query<{ row: string }>(
+      'select row_to_json(approval_tokens)::text as row from approval_tokens where approval_id = $1',
       [approval.id],
     )
-    expect(stored.rows.map((r) => r.token_hash)).not.toContain(tokens.approve)
+    expect(stored.rows).toHaveLength(2)
+    for (const { row } of stored.rows) {
+      expect(row).not.toContain(tokens.approve)
+      expect(row).not.toContain(tokens.reject)
+    }
     const found = await findApprovalToken(t.app, tokens.reject)
     expect(found).toMatchObject({
       tenantId: tenant,
       approvalId: approval.id,
       decision: 'reject',
       materialHash: approval.materialHash,
-      recipient: `approval-link:${approval.id}`,
+      recipient: webhookRecipient(webhook.id),
       usedAt: null,
     })
+  })
+
+  it('gives every later delivery to the same webhook the same links', async () => {
+    const tenant = randomTenant()
+    const { tokens, input } = await issue(tenant)
+    const again = await withTenant(t.app, tenant, (tx) => approvalLinkTokens(tx, input))
+    expect(again).toEqual(tokens)
   })
 
   it('finds nothing for an altered or unknown token', async () => {
@@ -91,7 +114,7 @@ describe('approval tokens', () => {
     ).toBe('approval-link-not-found')
   })
 
-  it('shows the app role token rows of its own tenant only', async () => {
+  it('is visible only to its own tenant under row-level security', async () => {
     const tenant = randomTenant()
     await issue(tenant)
     const count = (tenantId: string) =>

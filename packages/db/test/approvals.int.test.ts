@@ -96,10 +96,68 @@ describe('decideApproval', () => {
     const result = await decide(tenant, { approvalId, comment: 'fine', input: { note: 1 } })
     expect(result.settled).toEqual({
       status: 'approved',
-      decisions: [{ by: 'alice', decision: 'approve', comment: 'fine', at: expect.any(String) }],
+      approvalId,
+      decisions: [
+        {
+          by: 'alice',
+          decision: 'approve',
+          comment: 'fine',
+          input: { note: 1 },
+          at: expect.any(String),
+        },
+      ],
     })
+    expect(result.didSettle).toBe(true)
     expect(result.decision).toMatchObject({ subject: 'alice', input: { note: 1 } })
     expect(result.approval).toMatchObject({ status: 'approved', settledAt: expect.any(Date) })
+  })
+
+  it("keeps each decider's input in its own decision, checked against the step's schema", async () => {
+    const tenant = randomTenant()
+    const inputSchema = {
+      type: 'object',
+      properties: { reason: { type: 'string', maxLength: 20 } },
+      additionalProperties: false,
+    }
+    const { approvalId } = await open(tenant, { required: 2, inputSchema })
+    await expect(
+      decide(tenant, { approvalId, subject: 'alice', input: { amount: 999999 } }),
+    ).rejects.toMatchObject({
+      code: 'decision-input-invalid',
+      problems: [{ path: '/amount', message: 'unknown field' }],
+    })
+    await expect(
+      decide(tenant, { approvalId, subject: 'alice', input: { __budget_remaining: 1 } }),
+    ).rejects.toMatchObject({
+      code: 'decision-input-invalid',
+      problems: expect.arrayContaining([
+        { path: '/__budget_remaining', message: expect.any(String) },
+      ]),
+    })
+    await decide(tenant, { approvalId, subject: 'alice', input: { reason: 'fine by me' } })
+    const second = await decide(tenant, { approvalId, subject: 'bob', input: { reason: 'ok' } })
+    expect(second.settled?.decisions.map((d) => [d.by, d.input])).toEqual([
+      ['alice', { reason: 'fine by me' }],
+      ['bob', { reason: 'ok' }],
+    ])
+  })
+
+  it('answers a retried decision with the same idempotency key as the first, even once settled', async () => {
+    const tenant = randomTenant()
+    const { approvalId } = await open(tenant)
+    const request = { approvalId, idempotencyKey: 'k-1', requestHash: 'h-1' }
+    const first = await decide(tenant, request)
+    const again = await decide(tenant, request)
+    expect(again.replayed).toBe(true)
+    expect(again.didSettle).toBe(false)
+    expect(again.decision.id).toBe(first.decision.id)
+    expect(again.settled).toEqual(first.settled)
+    await expect(decide(tenant, { ...request, requestHash: 'h-2' })).rejects.toMatchObject({
+      code: 'idempotency-conflict',
+    })
+    await expect(decide(tenant, { approvalId, idempotencyKey: 'k-2' })).rejects.toMatchObject({
+      code: 'approval-settled',
+    })
   })
 
   it('needs `required` approvals from distinct subjects', async () => {
@@ -231,7 +289,7 @@ describe('expiring and cancelling', () => {
     await withTenant(t.app, tenant, async (tx) => {
       await transitionRun(tx, runId, ['queued'], 'running')
       await transitionRun(tx, runId, ['running'], 'waiting', {
-        waitingOn: { kind: 'approval', step: 'review', approvalId },
+        waitingOn: { kind: 'approval', step: 'review', approvalId, atSeq: 1 },
       })
     })
     const result = await withTenant(t.app, tenant, (tx) => requestRunCancel(tx, runId))

@@ -1,14 +1,19 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
 import {
   appendAudit,
   appendRunEvent,
+  approvalLinkTokens,
+  createWebhook,
   decideApproval,
   getRun,
   listApprovals,
   listAudit,
   listRuns,
+  loadCheckpointRow,
   openApproval,
+  recordDeliveryAttempt,
   withTenant,
 } from '@weave/db'
 import {
@@ -19,6 +24,7 @@ import {
   seedRun,
 } from './test-database.js'
 
+// Every table that holds tenant rows; a test below checks the database has no other.
 const TABLES = [
   'tenants',
   'graphs',
@@ -27,8 +33,14 @@ const TABLES = [
   'run_events',
   'approvals',
   'approval_decisions',
+  'approval_tokens',
   'audit_events',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'weave_kv',
 ]
+const secretsKey = randomBytes(32)
 
 let t: TestDatabase
 const a = randomTenant()
@@ -40,7 +52,23 @@ beforeAll(async () => {
   for (const tenant of [a, b]) {
     runOfB = await withTenant(t.app, tenant, async (tx) => {
       const run = await seedRun(tx)
-      await appendRunEvent(tx, run.id, 'run.queued')
+      const { webhook } = await createWebhook(tx, secretsKey, {
+        url: 'https://hooks.example/in',
+        events: ['run.queued'],
+        createdBy: 'ops',
+      })
+      const event = await appendRunEvent(tx, run.id, 'run.queued', { graph: 'g', version: 1 })
+      const delivery = await tx.db.execute<{ id: string }>(
+        sql`select id from webhook_deliveries where run_id = ${run.id} and event_seq = ${event.seq}`,
+      )
+      await recordDeliveryAttempt(tx, {
+        deliveryId: delivery.rows[0]!.id,
+        attemptsBefore: 0,
+        statusCode: 200,
+        error: null,
+        durationMs: 5,
+        outcome: 'succeeded',
+      })
       const { approval } = await openApproval(tx, {
         runId: run.id,
         step: 'ok',
@@ -53,6 +81,13 @@ beforeAll(async () => {
         subjectScopes: [],
         decision: 'approve',
       })
+      await approvalLinkTokens(tx, {
+        approvalId: approval.id,
+        materialHash: approval.materialHash,
+        webhookId: webhook.id,
+        expiresAt: new Date(Date.now() + 60_000),
+        secretsKey,
+      })
       await appendAudit(tx, {
         actor: 'x',
         action: 'run.started',
@@ -60,6 +95,11 @@ beforeAll(async () => {
       })
       return run.id
     })
+    // A checkpoint row as a tenant-bound store writes it.
+    await t.owner.query(
+      `insert into weave_kv (tenant_id, ns, key, value) values ($1, '0:checkpoint:g', $2, '{}')`,
+      [tenant, runOfB],
+    )
   }
 })
 
@@ -94,6 +134,37 @@ describe('row-level security', () => {
       expect(seen.length, table).toBe(owned[a])
       expect(new Set(seen), table).toEqual(new Set([a]))
     }
+  })
+
+  it('covers every table that holds tenant rows, each with row-level security on', async () => {
+    const result = await t.owner.query<{ table_name: string; rls: boolean }>(
+      `select c.relname as table_name, c.relrowsecurity as rls
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = 'public' and c.relkind = 'r'
+         and (c.relname = 'tenants' or exists (
+           select 1 from pg_attribute a
+           where a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped))`,
+    )
+    expect(result.rows.map((r) => r.table_name).sort()).toEqual([...TABLES].sort())
+    for (const row of result.rows) expect(row.rls, row.table_name).toBe(true)
+  })
+
+  it('keeps a tenant out of another tenant’s checkpoints, whatever key or prefix it forges', async () => {
+    const forged = [
+      ['0:checkpoint:g', runOfB],
+      [`${b.length + 8}:tenant:${b}:checkpoint:g`, runOfB],
+    ] as const
+    for (const [ns, key] of forged) {
+      expect(await loadCheckpointRow(t.app, a, ns, key)).toBeUndefined()
+    }
+    const seen = await withTenant(t.app, a, (tx) =>
+      tx.db.execute(sql`select * from weave_kv where key = ${runOfB}`),
+    )
+    expect(seen.rows).toEqual([])
+    expect(await loadCheckpointRow(t.app, b, '0:checkpoint:g', runOfB)).toEqual({
+      value: '{}',
+      attemptSeq: null,
+    })
   })
 
   it('refuses to open a transaction without a tenant', async () => {
@@ -135,7 +206,7 @@ describe('row-level security', () => {
       expect(runs.items.every((r) => r.tenantId === a)).toBe(true)
       expect((await listApprovals(tx)).items.every((x) => x.tenantId === a)).toBe(true)
       expect((await listAudit(tx)).items.every((x) => x.tenant === a)).toBe(true)
-      await expect(appendRunEvent(tx, runOfB, 'run.started')).rejects.toMatchObject({
+      await expect(appendRunEvent(tx, runOfB, 'run.started', {})).rejects.toMatchObject({
         code: 'run-not-found',
       })
     })

@@ -41,10 +41,10 @@ describe('run event announcements', () => {
       const tenant = randomTenant()
       const [kept, rolledBack] = [await seedRunIn(t.app, tenant), await seedRunIn(t.app, tenant)]
       await withTenant(t.app, tenant, async (tx) => {
-        await appendRunEvent(tx, rolledBack.id, 'run.started')
+        await appendRunEvent(tx, rolledBack.id, 'run.started', {})
         throw new Error('roll back')
       }).catch(() => undefined)
-      await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, kept.id, 'run.started'))
+      await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, kept.id, 'run.started', {}))
       expect(await nextAnnouncement(announced, (id) => id === kept.id)).toBe(kept.id)
       expect(announced).not.toContain(rolledBack.id)
     } finally {
@@ -75,7 +75,7 @@ describe('run event announcements', () => {
       expect(errors.length).toBeGreaterThan(0)
       const tenant = randomTenant()
       const run = await seedRunIn(t.app, tenant)
-      await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'run.started'))
+      await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'run.started', {}))
       expect(await nextAnnouncement(announced, (id) => id === run.id)).toBe(run.id)
     } finally {
       await listener.close()

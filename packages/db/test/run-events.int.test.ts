@@ -18,7 +18,9 @@ describe('run events', () => {
     const run = await seedRunIn(t.app, tenant)
     const appended = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'step.completed', { i })),
+        withTenant(t.app, tenant, (tx) =>
+          appendRunEvent(tx, run.id, 'step.completed', { step: `s${i}`, seq: i + 1 }),
+        ),
       ),
     )
     expect(appended.map((e) => e.seq).sort((x, y) => x - y)).toEqual(
@@ -32,9 +34,10 @@ describe('run events', () => {
     const tenant = randomTenant()
     const [x, y] = [await seedRunIn(t.app, tenant), await seedRunIn(t.app, tenant)]
     await withTenant(t.app, tenant, async (tx) => {
-      expect((await appendRunEvent(tx, x.id, 'run.queued')).seq).toBe(1)
-      expect((await appendRunEvent(tx, y.id, 'run.queued')).seq).toBe(1)
-      expect((await appendRunEvent(tx, x.id, 'run.started')).seq).toBe(2)
+      const queued = { graph: 'g', version: 1 }
+      expect((await appendRunEvent(tx, x.id, 'run.queued', queued)).seq).toBe(1)
+      expect((await appendRunEvent(tx, y.id, 'run.queued', queued)).seq).toBe(1)
+      expect((await appendRunEvent(tx, x.id, 'run.started', {})).seq).toBe(2)
     })
   })
 
@@ -42,23 +45,34 @@ describe('run events', () => {
     const tenant = randomTenant()
     const run = await seedRunIn(t.app, tenant)
     await withTenant(t.app, tenant, async (tx) => {
-      for (const type of ['run.queued', 'run.started', 'run.completed'] as const) {
-        await appendRunEvent(tx, run.id, type, { type })
-      }
+      await appendRunEvent(tx, run.id, 'run.queued', { graph: 'g', version: 1 })
+      await appendRunEvent(tx, run.id, 'run.started', {})
+      await appendRunEvent(tx, run.id, 'run.completed', { steps: 1, lastStep: 'a' })
       const after = await listRunEvents(tx, run.id, { afterSeq: 1 })
       expect(after.map((e) => [e.seq, e.type, e.data])).toEqual([
-        [2, 'run.started', { type: 'run.started' }],
-        [3, 'run.completed', { type: 'run.completed' }],
+        [2, 'run.started', {}],
+        [3, 'run.completed', { steps: 1, lastStep: 'a' }],
       ])
       expect(await listRunEvents(tx, run.id, { afterSeq: 1, limit: 1 })).toHaveLength(1)
       expect(await listRunEvents(tx, 'nope')).toEqual([])
     })
   })
 
+  it("refuses data that is not its type's payload, writing nothing", async () => {
+    const tenant = randomTenant()
+    const run = await seedRunIn(t.app, tenant)
+    await expect(
+      withTenant(t.app, tenant, (tx) =>
+        appendRunEvent(tx, run.id, 'run.completed', { steps: -1 } as never),
+      ),
+    ).rejects.toThrow()
+    expect(await withTenant(t.app, tenant, (tx) => listRunEvents(tx, run.id))).toEqual([])
+  })
+
   it('refuses an event for a run that does not exist', async () => {
     await expect(
       withTenant(t.app, randomTenant(), (tx) =>
-        appendRunEvent(tx, crypto.randomUUID(), 'run.started'),
+        appendRunEvent(tx, crypto.randomUUID(), 'run.started', {}),
       ),
     ).rejects.toMatchObject({ code: 'run-not-found', name: 'NotFoundError' })
   })

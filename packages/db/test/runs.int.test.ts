@@ -8,7 +8,6 @@ import {
   listRuns,
   registerGraphVersion,
   requestRunCancel,
-  setRunWaitingOn,
   transitionRun,
   claimRun,
   takeOverRunLease,
@@ -69,7 +68,7 @@ describe('createRun', () => {
     await expect(start(tenant, { idempotencyKey: 'k1', requestHash: 'b' })).rejects.toMatchObject({
       code: 'idempotency-conflict',
       name: 'IdempotencyConflictError',
-      runId: first.run.id,
+      resourceId: first.run.id,
     })
   })
 
@@ -122,7 +121,14 @@ describe('transitionRun', () => {
         addSteps: 2,
         lastStep: 'review',
         stopReason: 'yielded',
-        waitingOn: { kind: 'input', step: 'review' },
+        waitingOn: {
+          kind: 'input',
+          step: 'review',
+          atSeq: 2,
+          prompt: null,
+          schema: null,
+          saveAs: null,
+        },
       })
       expect(waiting).toMatchObject({ steps: 2, waitingOn: { kind: 'input', step: 'review' } })
       const resumed = await transitionRun(tx, run.id, ['waiting'], 'running')
@@ -202,25 +208,6 @@ describe('requestRunCancel', () => {
         run: { status: 'completed', cancelRequested: false },
       })
       expect(await requestRunCancel(tx, crypto.randomUUID())).toBeNull()
-    })
-  })
-})
-
-describe('setRunWaitingOn', () => {
-  it('records what a run waits for', async () => {
-    const tenant = randomTenant()
-    const { run } = await start(tenant)
-    const updated = await withTenant(t.app, tenant, (tx) =>
-      setRunWaitingOn(tx, run.id, {
-        kind: 'wait',
-        step: 'pause',
-        until: '2030-01-01T00:00:00.000Z',
-      }),
-    )
-    expect(updated?.waitingOn).toEqual({
-      kind: 'wait',
-      step: 'pause',
-      until: '2030-01-01T00:00:00.000Z',
     })
   })
 })

@@ -72,7 +72,7 @@ describe('webhook deliveries', () => {
     await register(t.app, other, ['run.completed'])
 
     const event = await withTenant(t.app, tenant, (tx) =>
-      appendRunEvent(tx, run.id, 'run.completed', { steps: 2 }),
+      appendRunEvent(tx, run.id, 'run.completed', { steps: 2, lastStep: 'a' }),
     )
     const page = await withTenant(t.app, tenant, (tx) => listWebhookDeliveries(tx, done.webhook.id))
     expect(page.items).toHaveLength(1)
@@ -87,7 +87,7 @@ describe('webhook deliveries', () => {
       payload: {
         type: 'run.completed',
         timestamp: event.at.toISOString(),
-        data: { steps: 2, runId: run.id, seq: event.seq },
+        data: { steps: 2, lastStep: 'a', runId: run.id, seq: event.seq },
       },
     })
     const pending = await listPendingDeliveries(t.app, { dueBefore: new Date(Date.now() + 1000) })
@@ -107,12 +107,12 @@ describe('webhook deliveries', () => {
     try {
       await expect(
         withTenant(t.app, tenant, async (tx) => {
-          await appendRunEvent(tx, run.id, 'step.completed', { step: 'a' })
+          await appendRunEvent(tx, run.id, 'step.completed', { step: 'a', seq: 1 })
           throw new Error('roll back')
         }),
       ).rejects.toThrow('roll back')
       await withTenant(t.app, tenant, (tx) =>
-        appendRunEvent(tx, run.id, 'step.completed', { step: 'b' }),
+        appendRunEvent(tx, run.id, 'step.completed', { step: 'b', seq: 1 }),
       )
       const page = await withTenant(t.app, tenant, (tx) => listWebhookDeliveries(tx, webhook.id))
       expect(page.items.map((d) => (d.payload as { data: { step: string } }).data.step)).toEqual([
@@ -134,7 +134,14 @@ describe('webhook deliveries', () => {
     const tenant = randomTenant()
     const run = await seedRunIn(t.app, tenant)
     const { webhook } = await register(t.app, tenant, ['run.failed'])
-    await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'run.failed', {}))
+    await withTenant(t.app, tenant, (tx) =>
+      appendRunEvent(tx, run.id, 'run.failed', {
+        name: 'Error',
+        message: 'x',
+        step: 'a',
+        stopReason: 'error',
+      }),
+    )
     const [delivery] = (
       await withTenant(t.app, tenant, (tx) => listWebhookDeliveries(tx, webhook.id))
     ).items
@@ -192,7 +199,9 @@ describe('webhook deliveries', () => {
     const tenant = randomTenant()
     const run = await seedRunIn(t.app, tenant)
     const { webhook } = await register(t.app, tenant, ['run.cancelled'])
-    await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'run.cancelled', {}))
+    await withTenant(t.app, tenant, (tx) =>
+      appendRunEvent(tx, run.id, 'run.cancelled', { by: 'alice' }),
+    )
     await withTenant(t.app, tenant, (tx) => deleteWebhook(tx, webhook.id))
     const [delivery] = (
       await withTenant(t.app, tenant, (tx) => listWebhookDeliveries(tx, webhook.id))

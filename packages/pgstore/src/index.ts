@@ -1,2 +1,2 @@
-export { PgStore, type PgStoreOptions } from './pg-store.js'
+export { DEFAULT_TENANT_SETTING, PgStore, type PgStoreOptions } from './pg-store.js'
 export { migrate } from './migrate.js'

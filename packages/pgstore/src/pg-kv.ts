@@ -15,7 +15,18 @@ export abstract class PgKv {
   constructor(
     protected readonly sql: KvStatements,
     protected readonly encodeNs: (ns: string) => string,
+    /** Parameters every statement takes first: none, or the tenant setting and the tenant. */
+    protected readonly scope: readonly string[] = [],
   ) {}
+
+  /**
+   * The stored `ns` column of namespace `ns` in this store: what a statement written outside the
+   * store (a host's own checkpoint write) must use to address the same rows.
+   */
+  namespaceColumn(ns: string): string {
+    assertText('namespace', ns)
+    return this.encodeNs(ns)
+  }
 
   protected abstract run<R extends QueryResultRow>(
     statement: Statement,
@@ -26,8 +37,12 @@ export abstract class PgKv {
   async get(ns: string, key: string): Promise<string | undefined> {
     assertText('namespace', ns)
     assertText('key', key)
-    const { rows } = await this.run<{ value: string }>(this.sql.get, [this.encodeNs(ns), key])
-    return rows[0]?.value
+    const { rows } = await this.run<{ value: string | null }>(this.sql.get, [
+      ...this.scope,
+      this.encodeNs(ns),
+      key,
+    ])
+    return rows[0]?.value ?? undefined
   }
 
   /** Inserts or replaces. @throws TypeError on a non-text argument */
@@ -35,7 +50,7 @@ export abstract class PgKv {
     assertText('namespace', ns)
     assertText('key', key)
     assertText('value', value)
-    await this.run(this.sql.put, [this.encodeNs(ns), key, value])
+    await this.run(this.sql.put, [...this.scope, this.encodeNs(ns), key, value])
   }
 
   /** Puts every entry in one statement, all or nothing; a repeated key keeps its last value. @throws TypeError on a non-text argument */
@@ -48,14 +63,19 @@ export abstract class PgKv {
       latest.set(key, value)
     }
     if (latest.size === 0) return
-    await this.run(this.sql.putMany, [this.encodeNs(ns), [...latest.keys()], [...latest.values()]])
+    await this.run(this.sql.putMany, [
+      ...this.scope,
+      this.encodeNs(ns),
+      [...latest.keys()],
+      [...latest.values()],
+    ])
   }
 
   /** Idempotent. @throws TypeError on a non-text argument */
   async delete(ns: string, key: string): Promise<void> {
     assertText('namespace', ns)
     assertText('key', key)
-    await this.run(this.sql.delete, [this.encodeNs(ns), key])
+    await this.run(this.sql.delete, [...this.scope, this.encodeNs(ns), key])
   }
 
   /** Keys of `ns` starting with `prefix` (literally), in code point order. @throws TypeError on a non-text argument */
@@ -66,8 +86,13 @@ export abstract class PgKv {
     const encoded = this.encodeNs(ns)
     const { rows } =
       upper === undefined
-        ? await this.run<{ key: string }>(this.sql.listFrom, [encoded, prefix])
-        : await this.run<{ key: string }>(this.sql.listRange, [encoded, prefix, upper])
+        ? await this.run<{ key: string }>(this.sql.listFrom, [...this.scope, encoded, prefix])
+        : await this.run<{ key: string }>(this.sql.listRange, [
+            ...this.scope,
+            encoded,
+            prefix,
+            upper,
+          ])
     return rows.map((r) => r.key)
   }
 }

@@ -3,18 +3,30 @@ import type { Pool, QueryResult, QueryResultRow } from 'pg'
 import { namespaceEncoder } from './namespace.js'
 import { PgKv, type Params } from './pg-kv.js'
 import { PgTxStore } from './pg-tx-store.js'
-import { DEFAULT_TABLE } from './migrate.js'
-import { kvStatements, type Statement } from './statements.js'
+import { DEFAULT_TABLE, MAX_TABLE_LENGTH } from './migrate.js'
+import { kvStatements, kvTenantStatements, type Statement } from './statements.js'
 import { assertIdentifier, assertText } from './validate.js'
+
+/** The setting a tenant-bound store sets for row-level security unless told otherwise. */
+export const DEFAULT_TENANT_SETTING = 'weave.tenant'
 
 /** Options of a PgStore. */
 export interface PgStoreOptions {
   /** Runs every call; `tx` checks out one client per transaction. The caller owns (and ends) it. */
   pool: Pool
-  /** Scopes every namespace (e.g. `tenant:acme:`): stores with different prefixes share no key. Default `''`. */
+  /** Scopes every namespace (e.g. `checkpoint:`): stores with different prefixes share no key. Default `''`. */
   prefix?: string
   /** The table, created by `migrate` or migrations/pgstore; matches /^[a-z_][a-z0-9_]*$/. Default `weave_kv`. */
   table?: string
+  /**
+   * Binds the store to one tenant: its rows carry the tenant in `tenant_id`, every statement
+   * touches only that tenant's rows, and sets `tenantSetting` to it for the statement, so
+   * row-level security policies on the table bind the store too. Stores of two tenants share no
+   * key whatever their prefixes.
+   */
+  tenant?: string
+  /** The transaction-local setting holding the tenant, read by the table's policies. Default `weave.tenant`. */
+  tenantSetting?: string
 }
 
 /**
@@ -24,13 +36,26 @@ export interface PgStoreOptions {
 export class PgStore extends PgKv implements Store {
   readonly #pool: Pool
 
-  /** @throws TypeError when `table` is not a plain identifier or `prefix` is not storable text */
+  /**
+   * @throws TypeError when `table` is not a plain identifier, or `prefix`, `tenant` or
+   *   `tenantSetting` is not storable text (a tenant must not be empty)
+   */
   constructor(options: PgStoreOptions) {
     const table = options.table ?? DEFAULT_TABLE
-    assertIdentifier('table', table)
     const prefix = options.prefix ?? ''
     assertText('prefix', prefix)
-    super(kvStatements(table), namespaceEncoder(prefix))
+    const tenant = options.tenant
+    if (tenant === undefined) {
+      assertIdentifier('table', table)
+      super(kvStatements(table), namespaceEncoder(prefix))
+    } else {
+      assertIdentifier('table', table, MAX_TABLE_LENGTH)
+      assertText('tenant', tenant)
+      if (tenant === '') throw new TypeError('store tenant must not be empty')
+      const setting = options.tenantSetting ?? DEFAULT_TENANT_SETTING
+      assertText('tenant setting', setting)
+      super(kvTenantStatements(table), namespaceEncoder(prefix), [setting, tenant])
+    }
     this.#pool = options.pool
   }
 
@@ -57,7 +82,7 @@ export class PgStore extends PgKv implements Store {
         throw err
       }
     }
-    const t = new PgTxStore(client, this.sql, this.encodeNs)
+    const t = new PgTxStore(client, this.sql, this.encodeNs, this.scope)
     try {
       await control('BEGIN')
       return await commitOrRollBack(t, fn, control)

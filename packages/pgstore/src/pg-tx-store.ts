@@ -12,8 +12,9 @@ export class PgTxStore extends PgKv implements Store {
     private readonly client: PoolClient,
     sql: KvStatements,
     encodeNs: (ns: string) => string,
+    scope: readonly string[],
   ) {
-    super(sql, encodeNs)
+    super(sql, encodeNs, scope)
   }
 
   /** The first statement error of this transaction, if any: Postgres then refuses the rest. */

@@ -27,10 +27,14 @@ export function assertText(what: string, value: unknown): asserts value is strin
  * Asserts that `name` is a plain lower-case SQL identifier (interpolated into SQL, so checked here).
  * @throws TypeError when it is not
  */
-export function assertIdentifier(what: string, name: unknown): asserts name is string {
-  if (typeof name !== 'string' || !IDENTIFIER.test(name) || name.length > MAX_IDENTIFIER_LENGTH) {
+export function assertIdentifier(
+  what: string,
+  name: unknown,
+  maxLength = MAX_IDENTIFIER_LENGTH,
+): asserts name is string {
+  if (typeof name !== 'string' || !IDENTIFIER.test(name) || name.length > maxLength) {
     throw new TypeError(
-      `${what} must match /^[a-z_][a-z0-9_]*$/ and be at most ${MAX_IDENTIFIER_LENGTH} characters, got ${JSON.stringify(name)}`,
+      `${what} must match /^[a-z_][a-z0-9_]*$/ and be at most ${maxLength} characters, got ${JSON.stringify(name)}`,
     )
   }
 }

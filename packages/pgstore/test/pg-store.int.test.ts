@@ -3,6 +3,7 @@ import { PgStore, migrate } from '@weave/pgstore'
 import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { storeContract } from '../../../test/support/store-contract.js'
+import { kvTableDdl } from '../src/migrate.js'
 import { kvStatements } from '../src/statements.js'
 import { createTempDatabase, type TempDatabase } from './temp-database.js'
 
@@ -61,6 +62,10 @@ storeContract('PgStore', async () => ({ store: new PgStore({ pool }), cleanup: t
 
 storeContract('PgStore with a tenant prefix', async () => ({
   store: new PgStore({ pool, prefix: `tenant:${randomUUID()}:` }),
+}))
+
+storeContract('PgStore bound to a tenant', async () => ({
+  store: new PgStore({ pool, tenant: `t-${randomUUID()}` }),
 }))
 
 describe('PgStore', () => {
@@ -281,7 +286,76 @@ describe('PgStore', () => {
     })
   })
 
+  describe('tenant', () => {
+    it('keeps two tenants apart whatever namespaces and prefixes they use', async () => {
+      const acme = new PgStore({ pool, tenant: 'acme' })
+      const globex = new PgStore({ pool, tenant: 'globex' })
+      const bare = new PgStore({ pool })
+      await acme.put('checkpoint:g', 'run-1', 'acme')
+      await acme.putMany('checkpoint:g', [['run-2', 'acme']])
+      expect(await globex.get('checkpoint:g', 'run-1')).toBeUndefined()
+      expect(await globex.list('checkpoint:g', '')).toEqual([])
+      expect(await bare.get('checkpoint:g', 'run-1')).toBeUndefined()
+      await globex.delete('checkpoint:g', 'run-1')
+      expect(await acme.list('checkpoint:g', '')).toEqual(['run-1', 'run-2'])
+      const { rows } = await pool.query<{ tenant_id: string; ns: string }>(
+        'SELECT DISTINCT tenant_id, ns FROM weave_kv',
+      )
+      expect(rows).toEqual([{ tenant_id: 'acme', ns: '0:checkpoint:g' }])
+    })
+
+    it('sets the tenant for row-level security on every call, so policies bind a role that owns nothing', async () => {
+      const role = `kv_reader_${randomBytes(4).toString('hex')}`
+      await pool.query(`CREATE ROLE ${role} NOLOGIN NOBYPASSRLS`)
+      try {
+        await pool.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON weave_kv TO ${role}`)
+        await pool.query('ALTER TABLE weave_kv ENABLE ROW LEVEL SECURITY')
+        await pool.query(
+          `CREATE POLICY kv_tenant ON weave_kv TO ${role}
+           USING (tenant_id = current_setting('weave.tenant', true))
+           WITH CHECK (tenant_id = current_setting('weave.tenant', true))`,
+        )
+        const asRole = new pg.Pool({ connectionString: db.url, options: `-c role=${role}` })
+        try {
+          const acme = new PgStore({ pool: asRole, tenant: 'acme' })
+          await acme.put('ns', 'k', 'v')
+          await acme.tx(async (t) => t.put('ns', 'k2', 'v2'))
+          expect(await acme.list('ns', '')).toEqual(['k', 'k2'])
+          // Without the tenant set, the policy hides every row from the role.
+          const { rows } = await asRole.query('SELECT * FROM weave_kv')
+          expect(rows).toEqual([])
+          // A forged setting in the same call cannot widen what a statement sees.
+          const forged = await asRole.query(
+            `SELECT count(*)::int AS n FROM weave_kv WHERE tenant_id = 'acme'`,
+          )
+          expect(forged.rows[0]).toEqual({ n: 0 })
+        } finally {
+          await asRole.end()
+        }
+      } finally {
+        await pool.query('DROP POLICY IF EXISTS kv_tenant ON weave_kv')
+        await pool.query('ALTER TABLE weave_kv DISABLE ROW LEVEL SECURITY')
+        await pool.query(`REVOKE ALL ON weave_kv FROM ${role}`)
+        await pool.query(`DROP ROLE ${role}`)
+      }
+    })
+
+    it('refuses an empty tenant and a table whose function names would not fit', () => {
+      expect(() => new PgStore({ pool, tenant: '' })).toThrow(TypeError)
+      expect(() => new PgStore({ pool, tenant: 'a', table: 'x'.repeat(55) })).toThrow(TypeError)
+    })
+  })
+
   describe('migrate', () => {
+    it('upgrades a table made by the first migration, keeping its rows', async () => {
+      await pool.query(kvTableDdl('kv_legacy'))
+      await pool.query(`INSERT INTO kv_legacy (ns, key, value) VALUES ('0:ns', 'k', 'old')`)
+      await migrate(pool, { table: 'kv_legacy' })
+      expect(await new PgStore({ pool, table: 'kv_legacy' }).get('ns', 'k')).toBe('old')
+      await new PgStore({ pool, table: 'kv_legacy', tenant: 'acme' }).put('ns', 'k', 'acme')
+      expect(await new PgStore({ pool, table: 'kv_legacy' }).get('ns', 'k')).toBe('old')
+    })
+
     it('is idempotent, sequentially and concurrently, and keeps the data', async () => {
       const store = new PgStore({ pool })
       await store.put('ns', 'k', 'kept')
@@ -297,8 +371,10 @@ describe('PgStore', () => {
       expect(rows.map((r) => `${r.table_name}.${r.column_name}`)).toEqual([
         'kv_concurrent.key',
         'kv_concurrent.ns',
+        'kv_concurrent.tenant_id',
         'weave_kv.key',
         'weave_kv.ns',
+        'weave_kv.tenant_id',
       ])
     })
 

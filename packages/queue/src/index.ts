@@ -4,6 +4,5 @@ export {
   DELIVERY_JOB_OPTIONS,
   type JobQueueOptions,
   type JobQueues,
-  type QueueName,
 } from './job-queues.js'
 export { redisConnection } from './redis-connection.js'

@@ -1,18 +1,12 @@
 import {
-  ApprovalTimeoutJob,
-  DeliverJob,
-  JOB_NAMES,
-  ResumeJob,
-  RunJob,
-  RUNS_QUEUE,
-  TIMERS_QUEUE,
-  WEBHOOKS_QUEUE,
-  WaitElapsedJob,
-  approvalTimeoutJobId,
-  deliveryJobId,
-  resumeJobId,
-  runJobId,
-  waitJobId,
+  JOBS,
+  QUEUES,
+  jobId,
+  type EnqueueOptions,
+  type JobKind,
+  type JobPayload,
+  type JobSink,
+  type QueueName,
 } from '@weave/db'
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq'
 
@@ -24,9 +18,11 @@ export interface JobQueueOptions {
 }
 
 /**
- * Retries with backoff for transient failures (a worker shut down mid-run, Postgres briefly
- * away); execution resumes from the last checkpoint, so a retry never redoes a finished step.
- * Completed jobs are removed so a run's job id can be enqueued again by the reconciler.
+ * Retries with backoff for transient failures the job could not hand back itself; execution
+ * resumes from the last checkpoint, so a retry never redoes a finished step. Infrastructure
+ * outages do not spend attempts (the runs processor delays its job instead), so a run's job does
+ * not give up while the run is alive. Completed jobs are removed so a run's job id can be
+ * enqueued again by the reconciler.
  */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
@@ -37,92 +33,106 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 
 /**
  * Delivery jobs. A receiver's failure does not fail the job: the worker records the attempt and
- * delays the job itself, counting attempts in Postgres. These retries are for the worker's own
- * failures (Postgres away). Finished jobs stay an hour, so announcing a delivery just sent again
- * is a no-op rather than a new job.
+ * delays the job itself, counting attempts in Postgres. Finished jobs stay an hour, so announcing
+ * a delivery just sent again is a no-op rather than a new job.
  */
 export const DELIVERY_JOB_OPTIONS: JobsOptions = {
   ...DEFAULT_JOB_OPTIONS,
   removeOnComplete: { age: 3600, count: 10_000 },
 }
 
-/** The queues {@link JobQueues.hasLiveJob} can look in. */
-export type QueueName = 'runs' | 'timers' | 'webhooks'
+// A reconcile tick that finds the previous one still queued is dropped, not stacked.
+const MAINTENANCE_JOB_OPTIONS: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: { count: 100 },
+  removeOnFail: { count: 100 },
+}
 
-/** Enqueues Weave's jobs with deterministic ids, so duplicates are no-ops. */
-export interface JobQueues {
+const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'])
+
+/** Weave's queues and the one way to add a job to them. */
+export interface JobQueues extends JobSink {
   readonly runs: Queue
   readonly timers: Queue
   readonly webhooks: Queue
-  /** Executes a queued run (job id = run id). */
-  enqueueRun(job: RunJob): Promise<void>
-  /** Resumes a run once per `key` (e.g. an approval id). */
-  enqueueResume(key: string, job: ResumeJob): Promise<void>
-  /** Fires a `wait` step's timer after `delayMs`. */
-  scheduleWait(job: WaitElapsedJob, delayMs: number): Promise<void>
-  /** Expires an approval after `delayMs`. */
-  scheduleApprovalTimeout(job: ApprovalTimeoutJob, delayMs: number): Promise<void>
-  /** Sends a webhook delivery after `delayMs` (default now); one job per delivery at a time. */
-  enqueueDelivery(job: DeliverJob, delayMs?: number): Promise<void>
+  readonly maintenance: Queue
+  /** The queue of a kind of job. */
+  queueOf(kind: JobKind): Queue
   /** True when a job with this id is waiting, delayed, active or being retried. */
   hasLiveJob(queue: QueueName, jobId: string): Promise<boolean>
+  /**
+   * Fires `reconcile` every `everyMs` through a BullMQ job scheduler: one job per tick for the
+   * whole cluster, whichever worker takes it.
+   */
+  scheduleReconciler(everyMs: number): Promise<void>
+  /** Stops firing `reconcile` (the scheduler is removed for every worker). */
+  unscheduleReconciler(): Promise<void>
   close(): Promise<void>
 }
 
-/** Opens the runs, timers and webhooks queues. */
+/** Opens Weave's queues; jobs get their ids and payload checks from the catalogue (`JOBS`). */
 export function createJobQueues(o: JobQueueOptions): JobQueues {
   const shared = {
     connection: o.connection,
     prefix: o.prefix ?? 'weave',
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
   }
-  const runs = new Queue(RUNS_QUEUE, shared)
-  const timers = new Queue(TIMERS_QUEUE, shared)
-  const webhooks = new Queue(WEBHOOKS_QUEUE, { ...shared, defaultJobOptions: DELIVERY_JOB_OPTIONS })
-  const queueOf = (name: QueueName) => ({ runs, timers, webhooks })[name]
+  const queues: Record<QueueName, Queue> = {
+    runs: new Queue(QUEUES.runs, shared),
+    timers: new Queue(QUEUES.timers, shared),
+    webhooks: new Queue(QUEUES.webhooks, { ...shared, defaultJobOptions: DELIVERY_JOB_OPTIONS }),
+    maintenance: new Queue(QUEUES.maintenance, {
+      ...shared,
+      defaultJobOptions: MAINTENANCE_JOB_OPTIONS,
+    }),
+  }
+  const queueOf = (kind: JobKind) => queues[JOBS[kind].queue]
+  const reconcileScheduler = 'reconcile'
 
   return {
-    runs,
-    timers,
-    webhooks,
-    async enqueueRun(job) {
-      await runs.add(JOB_NAMES.run, RunJob.parse(job), { jobId: runJobId(job.runId) })
-    },
-    async enqueueResume(key, job) {
-      await runs.add(JOB_NAMES.resume, ResumeJob.parse(job), { jobId: resumeJobId(key) })
-    },
-    async scheduleWait(job, delayMs) {
-      await timers.add(JOB_NAMES.waitElapsed, WaitElapsedJob.parse(job), {
-        jobId: waitJobId(job.runId, job.seq),
-        delay: Math.max(0, Math.round(delayMs)),
+    ...queues,
+    queueOf,
+    async enqueue<K extends JobKind>(
+      kind: K,
+      payload: JobPayload<K>,
+      options: EnqueueOptions = {},
+    ): Promise<boolean> {
+      const spec = JOBS[kind]
+      const data = spec.payload.parse(payload) as JobPayload<K>
+      const id = jobId(kind, data)
+      const queue = queueOf(kind)
+      if (options.replaceFailed) {
+        // Only the reconciler's repairs pay for the look: they count what they really added.
+        const existing = await queue.getJob(id)
+        if (existing) {
+          if ((await existing.getState()) !== 'failed') return false
+          await existing.remove()
+        }
+      }
+      await queue.add(spec.name, data, {
+        jobId: id,
+        ...(options.delayMs === undefined
+          ? {}
+          : { delay: Math.max(0, Math.round(options.delayMs)) }),
       })
+      return true
     },
-    async scheduleApprovalTimeout(job, delayMs) {
-      await timers.add(JOB_NAMES.approvalTimeout, ApprovalTimeoutJob.parse(job), {
-        jobId: approvalTimeoutJobId(job.approvalId),
-        delay: Math.max(0, Math.round(delayMs)),
-      })
+    async hasLiveJob(queue, id) {
+      const job = await queues[queue].getJob(id)
+      return job ? LIVE_STATES.has(await job.getState()) : false
     },
-    async enqueueDelivery(job, delayMs = 0) {
-      await webhooks.add(JOB_NAMES.deliver, DeliverJob.parse(job), {
-        jobId: deliveryJobId(job.deliveryId),
-        delay: Math.max(0, Math.round(delayMs)),
-      })
-    },
-    async hasLiveJob(queue, jobId) {
-      const job = await queueOf(queue).getJob(jobId)
-      if (!job) return false
-      const state = await job.getState()
-      return (
-        state === 'waiting' ||
-        state === 'delayed' ||
-        state === 'active' ||
-        state === 'prioritized' ||
-        state === 'waiting-children'
+    async scheduleReconciler(everyMs) {
+      await queues.maintenance.upsertJobScheduler(
+        reconcileScheduler,
+        { every: everyMs },
+        { name: JOBS.reconcile.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
       )
     },
+    async unscheduleReconciler() {
+      await queues.maintenance.removeJobScheduler(reconcileScheduler)
+    },
     async close() {
-      await Promise.all([runs.close(), timers.close(), webhooks.close()])
+      await Promise.all(Object.values(queues).map((q) => q.close()))
     },
   }
 }

@@ -26,7 +26,7 @@ export const APPROVAL_STATUSES = [
 /** An approval's status. */
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
 
-/** What happens when an approval's timeout passes (GRAPH-SPEC.md `onTimeout`). */
+/** What happens when an approval's timeout passes (docs/graph-spec.md `onTimeout`). */
 export const APPROVAL_ON_TIMEOUT = ['expire', 'fail'] as const
 
 /** Both decisions a subject can make. */
@@ -55,6 +55,8 @@ export const approvals = pgTable(
       .references(() => runs.id),
     step: text('step').notNull(),
     seq: integer('seq').notNull(),
+    // The run's checkpoint seq while it waits on this approval (where a fork asks it again).
+    rootSeq: integer('root_seq'),
     status: text('status', { enum: APPROVAL_STATUSES }).notNull().default('pending'),
     title: text('title').notNull(),
     details: jsonb('details'),
@@ -64,6 +66,11 @@ export const approvals = pgTable(
     separationOfDuties: boolean('separation_of_duties').notNull().default(false),
     saveAs: text('save_as').notNull(),
     onTimeout: text('on_timeout', { enum: APPROVAL_ON_TIMEOUT }).notNull().default('expire'),
+    // JSON Schema a decision's `input` must satisfy; null: any JSON object.
+    inputSchema: jsonb('input_schema'),
+    // The run checkpoint whose step used this settled approval; set once, in that step's
+    // transaction, so one decision completes one step.
+    consumedSeq: integer('consumed_seq'),
     expiresAt: timestamptz('expires_at'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     settledAt: timestamptz('settled_at'),
@@ -80,6 +87,10 @@ export const approvals = pgTable(
     index('approvals_pending_expiry')
       .on(t.expiresAt)
       .where(sql`status = 'pending' and expires_at is not null`),
+    // Settled approvals whose step has not used them yet: the reconciler resumes their runs.
+    index('approvals_settled_unconsumed')
+      .on(t.settledAt, t.id)
+      .where(sql`status in ('approved', 'rejected', 'expired') and consumed_seq is null`),
     tenantIsolation(),
   ],
 )
@@ -97,6 +108,9 @@ export const approvalDecisions = pgTable(
     decision: text('decision', { enum: DECISIONS }).notNull(),
     comment: text('comment'),
     input: jsonb('input'),
+    // A retried request with the same key and body answers as the first did.
+    idempotencyKey: text('idempotency_key'),
+    requestHash: text('request_hash'),
     at: timestamptz('at').notNull().defaultNow(),
   },
   (t) => [

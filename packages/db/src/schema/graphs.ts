@@ -26,6 +26,12 @@ export const graphVersions = pgTable(
     version: integer('version').notNull(),
     spec: jsonb('spec').notNull(),
     digest: text('digest').notNull(),
+    // The version of each subgraph the spec names without one, bound when this version was
+    // registered, so every worker runs the same child: { "<graph>": <version> }.
+    subgraphVersions: jsonb('subgraph_versions')
+      .$type<Record<string, number>>()
+      .notNull()
+      .default({}),
     description: text('description'),
     createdBy: text('created_by').notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),

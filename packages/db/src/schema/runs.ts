@@ -48,6 +48,18 @@ export const runs = pgTable(
     // The job executing the run while it is `running`: only that job may take it again after a
     // worker died, so two jobs never execute one run at once.
     leaseJob: text('lease_job'),
+    // The fencing token of the current claim: new at every claim, checked in the transaction of
+    // every checkpoint and status change, so an executor that lost its claim writes nothing.
+    leaseToken: uuid('lease_token'),
+    // The seq of the run's latest checkpoint; a write never moves it backwards.
+    checkpointSeq: integer('checkpoint_seq').notNull().default(0),
+    // The seq of the run's last event: the next event takes the next number, without gaps.
+    eventSeq: integer('event_seq').notNull().default(0),
+    // When a waiting run's timer is due (a `wait` step); the reconciler fires overdue ones.
+    wakeAt: timestamptz('wake_at'),
+    // A resume asked for and not yet taken by a worker (input or retry), kept here so a lost job
+    // is rebuilt from Postgres; set by a compare-and-set, so one resume wins.
+    pendingResume: jsonb('pending_resume'),
     createdBy: text('created_by').notNull(),
     idempotencyKey: text('idempotency_key'),
     requestHash: text('request_hash'),
@@ -72,8 +84,14 @@ export const runs = pgTable(
     index('runs_tenant_created').on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     index('runs_tenant_status').on(t.tenantId, t.status),
     index('runs_tenant_graph_created').on(t.tenantId, t.graphName, t.createdAt.desc(), t.id.desc()),
-    // The reconciler's cross-tenant scan (weave_runs_to_reconcile).
-    index('runs_status_updated').on(t.status, t.updatedAt),
+    // The reconciler's cross-tenant scans, one per kind of repair.
+    index('runs_status_updated').on(t.status, t.updatedAt, t.id),
+    index('runs_waiting_wake_at')
+      .on(t.wakeAt, t.id)
+      .where(sql`status = 'waiting' and wake_at is not null`),
+    index('runs_pending_resume')
+      .on(t.updatedAt, t.id)
+      .where(sql`pending_resume is not null`),
     tenantIsolation(),
   ],
 )

@@ -20,6 +20,15 @@ export const webhooks = pgTable(
     events: text('events').array().notNull(),
     // AES-256-GCM under WEAVE_SECRETS_KEY, bound to the tenant and webhook id (secret-box.ts).
     secretCiphertext: text('secret_ciphertext').notNull(),
+    // The secret replaced by a rotation, still signing deliveries until it expires.
+    previousSecretCiphertext: text('previous_secret_ciphertext'),
+    previousSecretExpiresAt: timestamptz('previous_secret_expires_at'),
+    // What the webhook may do beyond receiving events: `approvals:decide` lets its deliveries
+    // carry approval links.
+    scopes: text('scopes')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdBy: text('created_by').notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     deletedAt: timestamptz('deleted_at'),

@@ -1,47 +1,93 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
-import type { Database, TenantTx } from './client.js'
-import { ApprovalLinkError } from './errors.js'
-import { sha256Hex } from './hash.js'
-import { type Decision, DECISIONS } from './schema/approvals.js'
-import { approvalTokens } from './schema/approval-tokens.js'
+import type { Database, TenantTx } from '../client.js'
+import { ApprovalLinkError } from '../errors.js'
+import { sha256Hex } from '../hash.js'
+import { type Decision, DECISIONS } from '../schema/approvals.js'
+import { approvalTokens } from '../schema/approval-tokens.js'
+import { decryptSecret, encryptSecret } from '../secret-box.js'
 
-/** A stored approval token (its hash, never the token). */
+/** A stored approval token (its hash and ciphertext, never the token in clear). */
 export type ApprovalTokenRow = typeof approvalTokens.$inferSelect
 
-/** What `createApprovalTokens` binds each token to. */
-export interface CreateApprovalTokensInput {
+/** What `approvalLinkTokens` binds each token to. */
+export interface ApprovalLinkTokensInput {
   approvalId: string
   /** The approval's material hash: a link decides only what the approval showed when it was made. */
   materialHash: string
-  /** Who the audit log names as the decider when the link is used. */
-  recipient: string
+  /** The webhook whose deliveries carry the links; the audit log names it as the decider. */
+  webhookId: string
   expiresAt: Date
+  /** WEAVE_SECRETS_KEY: the tokens are kept encrypted under it. */
+  secretsKey: Buffer
+}
+
+/** The recipient an approval link sent to a webhook decides as. */
+export function webhookRecipient(webhookId: string): string {
+  return `webhook:${webhookId}`
 }
 
 /**
- * Creates one single-use token per decision for an approval. Each token is 32 random bytes
- * (base64url); only its SHA-256 is stored, so the tokens returned here are the only copies.
+ * The approve and reject tokens of an approval's links for one webhook: minted (32 random bytes
+ * each, base64url) the first time that webhook is sent the approval, and read back (decrypted)
+ * for every later attempt, so each delivery of it carries the same links. Only the SHA-256 of a
+ * token is looked up, and its text is stored only encrypted, bound to the tenant and row.
  */
-export async function createApprovalTokens(
+export async function approvalLinkTokens(
   tx: TenantTx,
-  input: CreateApprovalTokensInput,
+  input: ApprovalLinkTokensInput,
 ): Promise<Record<Decision, string>> {
-  const tokens = Object.fromEntries(
-    DECISIONS.map((d) => [d, randomBytes(32).toString('base64url')]),
-  ) as Record<Decision, string>
-  await tx.db.insert(approvalTokens).values(
-    DECISIONS.map((decision) => ({
+  const rows = DECISIONS.map((decision) => {
+    const id = randomUUID()
+    const token = randomBytes(32).toString('base64url')
+    return {
+      id,
       tenantId: tx.tenant,
       approvalId: input.approvalId,
       decision,
-      tokenHash: sha256Hex(tokens[decision]),
+      tokenHash: sha256Hex(token),
+      tokenCiphertext: encryptSecret(input.secretsKey, token, tokenContext(tx.tenant, id)),
       materialHash: input.materialHash,
-      recipient: input.recipient,
+      recipient: webhookRecipient(input.webhookId),
+      webhookId: input.webhookId,
       expiresAt: input.expiresAt,
-    })),
-  )
-  return tokens
+    }
+  })
+  await tx.db
+    .insert(approvalTokens)
+    .values(rows)
+    .onConflictDoNothing({
+      target: [approvalTokens.approvalId, approvalTokens.webhookId, approvalTokens.decision],
+    })
+  const stored = await tx.db
+    .select()
+    .from(approvalTokens)
+    .where(
+      and(
+        eq(approvalTokens.tenantId, tx.tenant),
+        eq(approvalTokens.approvalId, input.approvalId),
+        eq(approvalTokens.webhookId, input.webhookId),
+      ),
+    )
+  const tokens: Partial<Record<Decision, string>> = {}
+  for (const row of stored) {
+    if (row.tokenCiphertext === null) continue
+    tokens[row.decision] = decryptSecret(
+      input.secretsKey,
+      row.tokenCiphertext,
+      tokenContext(tx.tenant, row.id),
+    )
+  }
+  if (tokens.approve === undefined || tokens.reject === undefined) {
+    throw new Error(
+      `approval ${input.approvalId} has no link tokens for webhook ${input.webhookId}`,
+    )
+  }
+  return tokens as Record<Decision, string>
+}
+
+function tokenContext(tenant: string, id: string): string {
+  return `approval-token:${tenant}:${id}`
 }
 
 /** A token found by its text: the row, and the tenant it belongs to. */

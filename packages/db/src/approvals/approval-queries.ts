@@ -1,9 +1,9 @@
 import type { Json } from '@weave/kernel'
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { TenantTx } from './client.js'
-import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
-import { hashJson } from './hash.js'
-import type { Page, PageOptions } from './page.js'
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm'
+import type { TenantTx } from '../client.js'
+import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from '../cursor.js'
+import { approvalMaterialHash } from '@weave/spec'
+import type { Page, PageOptions } from '../page.js'
 import {
   type Approval,
   type ApprovalRow,
@@ -11,25 +11,21 @@ import {
   lockRunOfApproval,
   withDecisions,
 } from './approval-rows.js'
-import { type ApprovalStatus, type Approvers, approvals } from './schema/approvals.js'
-import { isUuid } from './uuid.js'
+import { type ApprovalStatus, type Approvers, approvals } from '../schema/approvals.js'
+import { isUuid } from '../uuid.js'
 
 export type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 
-/**
- * The material hash of an approval: SHA-256 of the canonical JSON of `{ title, details }`, what
- * the approver is shown (API.md). An absent `details` counts as null.
- */
-export function approvalMaterialHash(title: string, details: Json | null | undefined): string {
-  return hashJson({ title, details: details ?? null })
-}
+export { approvalMaterialHash } from '@weave/spec'
 
 /** What `openApproval` stores; the material hash is computed from title and details. */
 export interface OpenApprovalInput {
   runId: string
   step: string
-  /** The run's checkpoint seq at which the step yielded. */
+  /** The step's seq in its kernel run when it yielded. */
   seq: number
+  /** The root run's checkpoint seq while it waits on the approval (default `seq`). */
+  rootSeq?: number
   title: string
   details?: Json | null
   approvers?: Approvers
@@ -39,6 +35,8 @@ export interface OpenApprovalInput {
   saveAs?: string
   onTimeout?: 'expire' | 'fail'
   expiresAt?: Date | null
+  /** JSON Schema every decision's `input` must satisfy. */
+  inputSchema?: Json | null
 }
 
 /** The approval for (run, step, seq); `created` is false when it was already open. */
@@ -74,6 +72,8 @@ export async function openApproval(
       saveAs: input.saveAs ?? input.step,
       onTimeout: input.onTimeout ?? 'expire',
       expiresAt: input.expiresAt ?? null,
+      rootSeq: input.rootSeq ?? input.seq,
+      inputSchema: input.inputSchema ?? null,
     })
     .onConflictDoNothing({ target: [approvals.runId, approvals.step, approvals.seq] })
     .returning()
@@ -182,4 +182,30 @@ async function settleFromPending(
     )
     .returning()
   return row ?? null
+}
+
+/**
+ * The approved approvals of a run's own steps (not a subgraph's) whose step completed at or
+ * before root checkpoint `seq`, oldest first: what a fork at `seq` or a retry has been
+ * approved to do, and so must not change without asking again.
+ */
+export async function approvalsUsedUpTo(
+  tx: TenantTx,
+  runId: string,
+  seq: number,
+): Promise<ApprovalRow[]> {
+  if (!isUuid(runId)) return []
+  return tx.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.runId, runId),
+        eq(approvals.status, 'approved'),
+        lte(approvals.consumedSeq, seq),
+        sql`position('/' in ${approvals.step}) = 0`,
+      ),
+    )
+    .orderBy(asc(approvals.consumedSeq))
 }

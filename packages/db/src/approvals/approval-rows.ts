@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import type { TenantTx } from './client.js'
-import { NotFoundError } from './errors.js'
-import { approvalDecisions, approvals } from './schema/approvals.js'
-import { runs } from './schema/runs.js'
-import { isUuid } from './uuid.js'
+import type { TenantTx } from '../client.js'
+import { NotFoundError } from '../errors.js'
+import { approvalDecisions, approvals } from '../schema/approvals.js'
+import { runs } from '../schema/runs.js'
+import { isUuid } from '../uuid.js'
 
 /** An approval row. */
 export type ApprovalRow = typeof approvals.$inferSelect

@@ -1,0 +1,203 @@
+import type { Json } from '@weave/kernel'
+import { toPointer, validateAgainstSchema } from '@weave/spec'
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { TenantTx } from '../client.js'
+import {
+  DecisionConflictError,
+  DecisionForbiddenError,
+  DecisionInputError,
+  IdempotencyConflictError,
+  NotFoundError,
+} from '../errors.js'
+import { type Decision, approvalDecisions, approvals } from '../schema/approvals.js'
+import { isUuid } from '../uuid.js'
+import {
+  type Approval,
+  type ApprovalDecisionRow,
+  lockRunOfApproval,
+  withDecisions,
+} from './approval-rows.js'
+import { approverRefusal } from './approver-rule.js'
+import { type DecisionRecord, decisionRecord } from './decision-record.js'
+
+/** What `decideApproval` needs: who decides, with which scopes, and what they decided. */
+export interface DecideApprovalInput {
+  approvalId: string
+  /** The deciding subject (the token's `sub`, or an approval link's recipient). */
+  subject: string
+  /** The subject's scopes, matched against the approval's `approvers.scopes`. */
+  subjectScopes: readonly string[]
+  decision: Decision
+  comment?: string | null
+  /** Saved with the decision in the step's record; checked against the step's `schema`. */
+  input?: Json | null
+  /** When given, must equal the approval's material hash. */
+  materialHash?: string | null
+  /** A retried request with this key and the same `requestHash` answers as the first did. */
+  idempotencyKey?: string | null
+  requestHash?: string | null
+}
+
+/** A recorded (or replayed) decision; `settled` is set when the approval is settled now. */
+export interface DecideApprovalResult {
+  approval: Approval
+  decision: ApprovalDecisionRow
+  /** The record the approval step completes with, once the approval settled. */
+  settled: DecisionRecord | null
+  /** True when this call settled the approval (not a replay, not a decision short of quorum). */
+  didSettle: boolean
+  /** True when an idempotency key replayed an earlier identical decision: nothing changed. */
+  replayed: boolean
+}
+
+/**
+ * The one way to decide an approval, whatever the path (API, approval link). Checked in order:
+ * the approval exists; a replay of this subject's own earlier decision under the same
+ * idempotency key answers as it did; it is pending and not past `expires_at`; the subject has not
+ * decided it; the approver rule (approver-rule.ts: separation of duties, named approvers or
+ * scopes; the run's starter is read here, not trusted from the caller); a given `materialHash`
+ * equals the approval's; the input holds no `__` key and satisfies the step's schema. Then the
+ * decision is inserted, and one rejection or `required` approvals from distinct subjects settle
+ * it with a compare-and-set on its status, so concurrent deciders settle it once
+ * (approvals.int.test.ts).
+ * @throws NotFoundError `approval-not-found`.
+ * @throws DecisionConflictError `approval-settled`, `approval-expired`, `already-decided` or
+ *   `material-mismatch`; IdempotencyConflictError for a key reused with another body.
+ * @throws DecisionForbiddenError `separation-of-duties` or `not-an-approver`.
+ * @throws DecisionInputError `decision-input-invalid`, listing every problem with its path.
+ */
+export async function decideApproval(
+  tx: TenantTx,
+  input: DecideApprovalInput,
+): Promise<DecideApprovalResult> {
+  const { approvalId, subject } = input
+  const run = isUuid(approvalId) ? await lockRunOfApproval(tx, approvalId) : null
+  if (!run) throw new NotFoundError('approval', approvalId)
+  const [row] = await tx.db
+    .select({ approval: approvals, isPastExpiry: sql<boolean>`${approvals.expiresAt} <= now()` })
+    .from(approvals)
+    .where(and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, approvalId)))
+    .for('update')
+  if (!row) throw new NotFoundError('approval', approvalId)
+  const { approval } = row
+  const earlier = await tx.db
+    .select()
+    .from(approvalDecisions)
+    .where(
+      and(eq(approvalDecisions.tenantId, tx.tenant), eq(approvalDecisions.approvalId, approvalId)),
+    )
+    .orderBy(asc(approvalDecisions.at), asc(approvalDecisions.id))
+  const own = earlier.find((d) => d.subject === subject)
+
+  const key = input.idempotencyKey ?? null
+  if (own && key !== null && own.idempotencyKey === key) {
+    if (own.requestHash !== (input.requestHash ?? null)) {
+      throw new IdempotencyConflictError(key, approvalId)
+    }
+    const replayed = { ...approval, decisions: earlier }
+    return {
+      approval: replayed,
+      decision: own,
+      settled: decisionRecord(replayed),
+      didSettle: false,
+      replayed: true,
+    }
+  }
+  if (approval.status !== 'pending') {
+    throw new DecisionConflictError('approval-settled', `approval is ${approval.status}`)
+  }
+  if (row.isPastExpiry) throw new DecisionConflictError('approval-expired', 'approval has expired')
+  if (own) throw new DecisionConflictError('already-decided', `${subject} has already decided`)
+  const refusal = approverRefusal(approval, run.createdBy, subject, input.subjectScopes)
+  if (refusal === 'separation-of-duties') {
+    throw new DecisionForbiddenError(
+      'separation-of-duties',
+      'the subject who started the run cannot decide its approval',
+    )
+  }
+  if (refusal === 'not-an-approver') {
+    throw new DecisionForbiddenError('not-an-approver', `${subject} is not an approver`)
+  }
+  if (
+    input.materialHash !== undefined &&
+    input.materialHash !== null &&
+    input.materialHash !== approval.materialHash
+  ) {
+    throw new DecisionConflictError(
+      'material-mismatch',
+      'the decision names material other than the approval shows',
+    )
+  }
+  const problems = decisionInputProblems(approval.inputSchema as Json | null, input.input ?? null)
+  if (problems.length > 0) throw new DecisionInputError(problems)
+
+  const [decision] = await tx.db
+    .insert(approvalDecisions)
+    .values({
+      tenantId: tx.tenant,
+      approvalId,
+      subject,
+      decision: input.decision,
+      comment: input.comment ?? null,
+      input: input.input ?? null,
+      idempotencyKey: key,
+      requestHash: key === null ? null : (input.requestHash ?? null),
+    })
+    .returning()
+  const recorded = decision as ApprovalDecisionRow
+  const decisions = [...earlier, recorded]
+  const approveCount = decisions.filter((d) => d.decision === 'approve').length
+  const status =
+    input.decision === 'reject' ? 'rejected' : approveCount >= approval.required ? 'approved' : null
+  if (status === null) {
+    return {
+      approval: { ...approval, decisions },
+      decision: recorded,
+      settled: null,
+      didSettle: false,
+      replayed: false,
+    }
+  }
+  const [settledRow] = await tx.db
+    .update(approvals)
+    .set({ status, settledAt: sql`now()` })
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.id, approvalId),
+        eq(approvals.status, 'pending'),
+      ),
+    )
+    .returning()
+  // The row lock above makes this compare-and-set succeed; it guards a path that skipped it.
+  if (!settledRow) throw new DecisionConflictError('approval-settled', 'approval already settled')
+  const settledApproval = (await withDecisions(tx, [settledRow]))[0] as Approval
+  return {
+    approval: settledApproval,
+    decision: recorded,
+    settled: decisionRecord(settledApproval),
+    didSettle: true,
+    replayed: false,
+  }
+}
+
+/**
+ * Why a decision's input cannot be recorded: a top-level `__` key (the engine's reserved
+ * prefix), or a mismatch with the approval step's `schema`; paths point into the input.
+ */
+export function decisionInputProblems(
+  schema: Json | null,
+  input: Json | null,
+): Array<{ path: string; message: string }> {
+  if (input === null) return []
+  const problems: Array<{ path: string; message: string }> = []
+  if (typeof input === 'object' && !Array.isArray(input)) {
+    for (const key of Object.keys(input)) {
+      if (key.startsWith('__')) {
+        problems.push({ path: toPointer([key]), message: `"${key}" uses the reserved "__" prefix` })
+      }
+    }
+  }
+  if (schema !== null) problems.push(...validateAgainstSchema(schema, input))
+  return problems
+}

@@ -1,0 +1,95 @@
+import { sql } from 'drizzle-orm'
+import type { Database } from './client.js'
+import { StepRefusedError } from './errors.js'
+import { pgCode } from './pg-errors.js'
+import { runEventData, type RunEventData } from './run-events.js'
+
+/** One checkpoint write of a step executed under a claim of a run. */
+export interface StepCheckpoint {
+  tenant: string
+  /** The root run. */
+  runId: string
+  /** The claim's fencing token (`runs.lease_token`). */
+  leaseToken: string
+  /** The store's encoded namespace (`PgStore.namespaceColumn`). */
+  ns: string
+  /** Every key to write `value` under: the latest key, and the history key when kept. */
+  keys: readonly string[]
+  value: string
+  /** Which of `keys` is the kernel run's latest checkpoint. */
+  latestKey: string
+  /** The checkpoint's seq in its kernel run. */
+  seq: number
+  /** True when `latestKey` is the root run's own (not a nested subgraph run's). */
+  isRoot: boolean
+  /** A `failed` checkpoint: the step threw. */
+  isFailed: boolean
+  /** The settled approval the step used, marked used in this write. */
+  approvalId?: string | null
+  /** The step's `step.completed` event, appended in this write. */
+  event?: RunEventData<'step.completed'> | null
+}
+
+const REFUSALS = {
+  WV001: 'lease-lost',
+  WV002: 'checkpoint-behind',
+  WV003: 'approval-not-usable',
+} as const
+
+/**
+ * Writes a step's checkpoint in one statement (weave_save_step): the fence (the run is running
+ * under `leaseToken`), the run's checkpoint seq moving forward only, the used approval, the
+ * checkpoint rows and the step's event with its webhook deliveries commit together or not at all
+ * (the fence: lease.int.test.ts). The write also renews the run's lease, clears a resume request
+ * it applied, and tells whether a client has asked to cancel the run meanwhile.
+ * @throws StepRefusedError when the fence refuses; the driver's error when Postgres is away
+ */
+export async function saveStepCheckpoint(
+  database: Pick<Database, 'db'>,
+  c: StepCheckpoint,
+): Promise<{ cancelRequested: boolean }> {
+  const event = c.event ? JSON.stringify(runEventData('step.completed', c.event)) : null
+  try {
+    const result = await database.db.execute<{
+      cancel_requested: boolean | null
+    }>(sql`select weave_save_step(
+      ${c.tenant}, ${c.runId}::uuid, ${c.leaseToken}::uuid,
+      ${c.ns}, ${toTextArray(c.keys)}::text[], ${c.value},
+      ${c.latestKey}, ${c.seq}::int, ${c.isRoot}, ${c.isFailed},
+      ${c.approvalId ?? null}::uuid, ${event === null ? null : 'step.completed'}, ${event}::jsonb
+    ) as cancel_requested`)
+    return { cancelRequested: result.rows[0]?.cancel_requested === true }
+  } catch (err) {
+    const code = pgCode(err)
+    if (code !== undefined && code in REFUSALS) {
+      throw new StepRefusedError(REFUSALS[code as keyof typeof REFUSALS], c.runId, { cause: err })
+    }
+    throw err
+  }
+}
+
+/** A stored checkpoint row of a tenant, with the first-attempt seq of a retried step. */
+export interface CheckpointRow {
+  value: string
+  /** Set while the row is a `failed` checkpoint: the seq of the step's first failed attempt. */
+  attemptSeq: number | null
+}
+
+/** The checkpoint row under (ns, key) of a tenant, or undefined (weave_load_checkpoint). */
+export async function loadCheckpointRow(
+  database: Pick<Database, 'db'>,
+  tenant: string,
+  ns: string,
+  key: string,
+): Promise<CheckpointRow | undefined> {
+  const result = await database.db.execute<{ value: string; attempt_seq: number | null }>(
+    sql`select * from weave_load_checkpoint(${tenant}, ${ns}, ${key})`,
+  )
+  const row = result.rows[0]
+  return row ? { value: row.value, attemptSeq: row.attempt_seq } : undefined
+}
+
+// A Postgres array literal, so keys containing commas, quotes or braces stay one element each.
+function toTextArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+}
