@@ -1,5 +1,6 @@
-import { deriveSecretsKey, parseSecretsKey } from '@weave/db'
+import { deriveSecretsKey, parseSecretsKey, resolveDatabaseUrls } from '@weave/db'
 import { z } from 'zod'
+import { DEFAULT_MAX_STATE_BYTES, DEFAULT_SHUTDOWN_GRACE_MS } from './worker-options.js'
 
 const list = z.string().transform((v) =>
   v
@@ -12,6 +13,8 @@ const list = z.string().transform((v) =>
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema.optional())
 
+const PostgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
+
 const SecretsKey = z.string().transform((text, ctx) => {
   try {
     return parseSecretsKey(text)
@@ -22,9 +25,12 @@ const SecretsKey = z.string().transform((text, ctx) => {
 })
 
 const WorkerEnv = z.object({
-  DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
-    .default('postgres://postgres@127.0.0.1:5432/weave'),
+  // The runtime login (see the API's config): a LOGIN role that owns nothing, member of weave_app.
+  WEAVE_DATABASE_URL: optional(PostgresUrl),
+  // The tables' owner, used only by `weave migrate`.
+  WEAVE_MIGRATE_DATABASE_URL: optional(PostgresUrl),
+  // The one URL of earlier versions: stands for whichever of the two above is unset.
+  DATABASE_URL: optional(PostgresUrl),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
@@ -40,6 +46,23 @@ const WorkerEnv = z.object({
   WEAVE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   // Give every worker the same value: running runs renew their lease at a quarter of it.
   WEAVE_RECONCILE_QUIET_MS: z.coerce.number().int().min(200).max(3_600_000).default(10_000),
+  // The largest checkpoint a step may write (JSON text); a larger state fails the run.
+  WEAVE_MAX_STATE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(DEFAULT_MAX_STATE_BYTES),
+  // Ceilings on every graph's limits; a graph that sets none runs with the ceiling.
+  WEAVE_MAX_ITERATIONS: optional(z.coerce.number().int().min(1).max(1_000_000)),
+  WEAVE_MAX_STEP_BUDGET: optional(z.coerce.number().int().min(1).max(10_000_000)),
+  // How long a stopping worker lets steps in flight finish before aborting them.
+  WEAVE_SHUTDOWN_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(DEFAULT_SHUTDOWN_GRACE_MS),
   WEAVE_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   WEAVE_METRICS_HOST: z.string().min(1).default('0.0.0.0'),
   WEAVE_HTTP_ALLOW: list.default([]),
@@ -58,7 +81,12 @@ const WorkerEnv = z.object({
 
 /** A worker's configuration, validated from the environment. */
 export interface WorkerConfig {
+  /** The runtime login's connection string. */
   databaseUrl: string
+  /** The tables' owner's connection string, for migrations only. */
+  migrateDatabaseUrl: string
+  /** NODE_ENV=production: an unsafe runtime login refuses the start instead of a warning. */
+  isProduction: boolean
   redisUrl: string
   logLevel: z.infer<typeof WorkerEnv>['LOG_LEVEL']
   queuePrefix: string
@@ -67,6 +95,10 @@ export interface WorkerConfig {
   stalledIntervalMs: number
   reconcileIntervalMs: number
   reconcileQuietMs: number
+  maxStateBytes: number
+  /** Server-wide ceilings on graphs' `limits` (none set: the kernel's defaults). */
+  maxima: { maxIterations?: number; stepBudget?: number }
+  shutdownGraceMs: number
   /** Where the worker serves `/metrics`; none when absent. */
   metrics?: { port: number; host: string }
   httpAllow: string[]
@@ -98,8 +130,15 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     (e.NODE_ENV !== 'production' && e.WEAVE_JWT_SECRET
       ? deriveSecretsKey(e.WEAVE_JWT_SECRET)
       : undefined)
+  const databaseUrls = resolveDatabaseUrls({
+    runtime: e.WEAVE_DATABASE_URL,
+    migrate: e.WEAVE_MIGRATE_DATABASE_URL,
+    legacy: e.DATABASE_URL,
+  })
   return {
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: databaseUrls.runtime,
+    migrateDatabaseUrl: databaseUrls.migrate,
+    isProduction: e.NODE_ENV === 'production',
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     queuePrefix: e.WEAVE_QUEUE_PREFIX,
@@ -108,6 +147,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     stalledIntervalMs: e.WEAVE_WORKER_STALLED_INTERVAL_MS,
     reconcileIntervalMs: e.WEAVE_RECONCILE_INTERVAL_MS,
     reconcileQuietMs: e.WEAVE_RECONCILE_QUIET_MS,
+    maxStateBytes: e.WEAVE_MAX_STATE_BYTES,
+    maxima: {
+      ...(e.WEAVE_MAX_ITERATIONS === undefined ? {} : { maxIterations: e.WEAVE_MAX_ITERATIONS }),
+      ...(e.WEAVE_MAX_STEP_BUDGET === undefined ? {} : { stepBudget: e.WEAVE_MAX_STEP_BUDGET }),
+    },
+    shutdownGraceMs: e.WEAVE_SHUTDOWN_GRACE_MS,
     ...(e.WEAVE_METRICS_PORT === undefined
       ? {}
       : { metrics: { port: e.WEAVE_METRICS_PORT, host: e.WEAVE_METRICS_HOST } }),

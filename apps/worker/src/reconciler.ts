@@ -1,55 +1,167 @@
 import {
-  JOB_NAMES,
   getApproval,
   getRun,
+  jobId,
+  listElapsedTimers,
   listOverdueApprovals,
-  listRunsToReconcile,
-  settledApprovalResumeJob,
+  listPendingResumes,
+  listRunsInStatus,
+  listUnresumedApprovals,
+  readPendingResume,
+  readWaitingOn,
+  resumeJobOf,
   takeOverRunLease,
   withTenant,
+  type ApprovalLifecycle,
   type Database,
-  type RunToReconcile,
+  type KeysetCursor,
 } from '@weave/db'
 import type { JobQueues } from '@weave/queue'
 import type { Logger } from 'pino'
-import { expireOverdueApproval } from './expire-approval.js'
-import { sweepDeliveries } from './webhooks/delivery-sweep.js'
 import type { WorkerMetrics } from './metrics.js'
+import { sweepDeliveries } from './webhooks/delivery-sweep.js'
 
 /** What the reconciler works with. */
 export interface ReconcilerDeps {
   database: Database
   queues: JobQueues
+  lifecycle: ApprovalLifecycle
   log: Logger
   /** How long a run must sit unchanged before the reconciler looks at it (default 10 s). */
   quietMs?: number
   metrics?: WorkerMetrics
+  /** Rows one pass looks at per kind of repair at most (default 2 000). */
+  maxPerKind?: number
 }
 
-/** What one pass did. */
+/** What one pass repaired, by kind. */
 export interface ReconcileReport {
+  /** Queued runs without a job, enqueued again. */
   requeued: number
+  /** Running runs whose job vanished, handed to a new job. */
   recovered: number
-  /** Waiting runs whose approval had settled but whose resume job was lost. */
+  /** Waiting runs whose settled approval's resume was lost. */
   resumed: number
+  /** Client resume requests whose job was lost. */
+  resumeRequests: number
+  /** Elapsed `wait` timers whose job was lost. */
   timersFired: number
   approvalsExpired: number
   /** Pending webhook deliveries without a live job, enqueued again. */
   deliveriesRequeued: number
 }
 
-/** One repair over one kind of thing Redis may have lost; counts what it did in `report`. */
-type Sweep = (deps: ReconcilerDeps, now: Date, report: ReconcileReport) => Promise<void>
-
 /** The default quiet period: runs changed more recently are left alone. */
 export const DEFAULT_RECONCILE_QUIET_MS = 10_000
 
+const PAGE = 200
+
+/** One kind of repair: pages through its own indexed query, and repairs one row at a time. */
+interface Sweep<Row> {
+  kind: keyof ReconcileReport
+  page(deps: ReconcilerDeps, now: Date, after: KeysetCursor | null): Promise<Row[]>
+  cursor(row: Row): KeysetCursor
+  /** True when it changed something (a job really added, a lease taken, an approval expired). */
+  repair(deps: ReconcilerDeps, row: Row, now: Date): Promise<boolean>
+}
+
+const sweep = <Row>(s: Sweep<Row>): Sweep<Row> => s
+
+function quietSince(deps: ReconcilerDeps, now: Date): Date {
+  return new Date(now.getTime() - (deps.quietMs ?? DEFAULT_RECONCILE_QUIET_MS))
+}
+
+const queuedRuns = sweep({
+  kind: 'requeued',
+  page: (deps, now, after) =>
+    listRunsInStatus(deps.database, {
+      status: 'queued',
+      updatedBefore: quietSince(deps, now),
+      after,
+      limit: PAGE,
+    }),
+  cursor: (run) => ({ at: run.updatedAt, id: run.id }),
+  repair: (deps, run) =>
+    deps.queues.enqueue('run', { runId: run.id, tenant: run.tenant }, { replaceFailed: true }),
+})
+
+const staleRunningRuns = sweep({
+  kind: 'recovered',
+  page: (deps, now, after) =>
+    listRunsInStatus(deps.database, {
+      status: 'running',
+      updatedBefore: quietSince(deps, now),
+      after,
+      limit: PAGE,
+    }),
+  cursor: (run) => ({ at: run.updatedAt, id: run.id }),
+  async repair(deps, run, now) {
+    if (run.leaseJob && (await deps.queues.hasLiveJob('runs', run.leaseJob))) return false
+    const job = { runId: run.id, tenant: run.tenant, takeover: String(now.getTime()) }
+    const taken = await withTenant(deps.database, run.tenant, (tx) =>
+      takeOverRunLease(tx, run.id, run.leaseJob, jobId('run', job)),
+    )
+    if (!taken) return false
+    await deps.queues.enqueue('run', job)
+    return true
+  },
+})
+
+const elapsedTimers = sweep({
+  kind: 'timersFired',
+  page: (deps, now, after) => listElapsedTimers(deps.database, { now, after, limit: PAGE }),
+  cursor: (run) => ({ at: run.wakeAt, id: run.id }),
+  async repair(deps, run) {
+    const waitingOn = readWaitingOn(run.waitingOn)
+    if (waitingOn?.kind !== 'wait') return false
+    const job = {
+      runId: run.id,
+      tenant: run.tenant,
+      reason: 'timer' as const,
+      atSeq: waitingOn.atSeq,
+    }
+    return deps.queues.enqueue('resume', job, { replaceFailed: true })
+  },
+})
+
+const pendingResumes = sweep({
+  kind: 'resumeRequests',
+  page: (deps, now, after) =>
+    listPendingResumes(deps.database, { updatedBefore: quietSince(deps, now), after, limit: PAGE }),
+  cursor: (run) => ({ at: run.updatedAt, id: run.id }),
+  async repair(deps, row) {
+    const run = await withTenant(deps.database, row.tenant, (tx) => getRun(tx, row.id))
+    const pending = readPendingResume(run?.pendingResume)
+    if (!pending) return false
+    const job = { runId: row.id, tenant: row.tenant, reason: pending.reason, atSeq: pending.atSeq }
+    return deps.queues.enqueue('resume', job, { replaceFailed: true })
+  },
+})
+
+const unresumedApprovals = sweep({
+  kind: 'resumed',
+  page: (deps, now, after) =>
+    listUnresumedApprovals(deps.database, {
+      settledBefore: quietSince(deps, now),
+      after,
+      limit: PAGE,
+    }),
+  cursor: (approval) => ({ at: approval.settledAt, id: approval.id }),
+  async repair(deps, row) {
+    const approval = await withTenant(deps.database, row.tenant, (tx) => getApproval(tx, row.id))
+    const job = approval ? resumeJobOf(row.tenant, approval) : null
+    if (!job) return false
+    return deps.queues.enqueue('resume', job, { replaceFailed: true })
+  },
+})
+
 /**
- * Repairs what Redis may have lost, from Postgres (the source of truth): queued runs without a
- * job, running runs whose job no longer exists and whose executor stopped renewing the lease,
- * `wait` timers past due, settled approvals whose resume was lost, and approvals past their
- * timeout. Every action is idempotent, so overlapping passes of several workers are harmless.
- * Every sweep runs even when an earlier one fails.
+ * Repairs what Redis may have lost, from Postgres (the source of truth), one kind at a time,
+ * each through its own indexed keyset query: queued runs without a job, running runs whose
+ * executor went quiet, elapsed timers, client resume requests and settled approvals whose job
+ * was lost, approvals past their timeout, and webhook deliveries without a job. So thousands of
+ * runs waiting for people never hide a lost job. Every repair is idempotent; the pass runs once
+ * for the cluster (a BullMQ job scheduler), and overlapping passes are harmless anyway.
  * @throws AggregateError of the sweeps that failed, after all ran
  */
 export async function reconcileOnce(
@@ -60,157 +172,62 @@ export async function reconcileOnce(
     requeued: 0,
     recovered: 0,
     resumed: 0,
+    resumeRequests: 0,
     timersFired: 0,
     approvalsExpired: 0,
     deliveriesRequeued: 0,
   }
   const failures: unknown[] = []
-  for (const sweep of SWEEPS) await sweep(deps, now, report).catch((err) => failures.push(err))
+  const sweeps = [queuedRuns, staleRunningRuns, elapsedTimers, pendingResumes, unresumedApprovals]
+  for (const s of sweeps as Array<Sweep<unknown>>) {
+    await runSweep(deps, s, now, report).catch((err: unknown) => failures.push(err))
+  }
+  await expireOverdueApprovals(deps, now, report).catch((err: unknown) => failures.push(err))
+  await sweepDeliveries(deps, now)
+    .then((count) => {
+      report.deliveriesRequeued += count
+    })
+    .catch((err: unknown) => failures.push(err))
   deps.metrics?.recordRepairs({ ...report })
   if (failures.length > 0) throw new AggregateError(failures, 'reconciler sweeps failed')
   return report
 }
 
-/** Runs left unchanged for the quiet period: each gets the one repair its status calls for. */
-const sweepRuns: Sweep = async (deps, now, report) => {
-  const quietSince = new Date(now.getTime() - (deps.quietMs ?? DEFAULT_RECONCILE_QUIET_MS))
-  const stale = await listRunsToReconcile(deps.database, {
-    statuses: ['queued', 'running', 'waiting'],
-    updatedBefore: quietSince,
-    limit: 500,
-  })
-  for (const run of stale) {
-    const repair = await repairRun(deps, run, now)
-    if (repair === undefined) continue
-    report[repair] += 1
-    deps.log.info({ runId: run.id, tenant: run.tenant, repair }, 'reconciler repaired a run')
+async function runSweep<Row>(
+  deps: ReconcilerDeps,
+  s: Sweep<Row>,
+  now: Date,
+  report: ReconcileReport,
+): Promise<void> {
+  const max = deps.maxPerKind ?? 2_000
+  let after: KeysetCursor | null = null
+  for (let seen = 0; seen < max;) {
+    const rows = await s.page(deps, now, after)
+    for (const row of rows) {
+      if (await s.repair(deps, row, now)) {
+        report[s.kind] += 1
+        deps.log.info({ repair: s.kind, row }, 'reconciler repaired')
+      }
+    }
+    seen += rows.length
+    if (rows.length < PAGE) return
+    after = s.cursor(rows.at(-1)!)
   }
 }
 
 /** Pending approvals past their timeout, whose timer job may have been lost. */
-const sweepOverdueApprovals: Sweep = async (deps, now, report) => {
+async function expireOverdueApprovals(
+  deps: ReconcilerDeps,
+  now: Date,
+  report: ReconcileReport,
+): Promise<void> {
   for (const approval of await listOverdueApprovals(deps.database, { now, limit: 500 })) {
-    const { outcome } = await expireOverdueApproval(deps, approval.tenant, approval.id)
-    if (outcome !== 'expired') continue
+    const { expired } = await deps.lifecycle.expire(approval.tenant, approval.id)
+    if (!expired) continue
     report.approvalsExpired += 1
     deps.log.info(
       { runId: approval.runId, tenant: approval.tenant, approvalId: approval.id },
       'reconciler expired an approval',
     )
-  }
-}
-
-/** Pending webhook deliveries whose announcement was missed or whose job Redis lost. */
-const sweepLostDeliveries: Sweep = async (deps, now, report) => {
-  report.deliveriesRequeued += await sweepDeliveries(deps, now)
-}
-
-const SWEEPS: readonly Sweep[] = [sweepRuns, sweepOverdueApprovals, sweepLostDeliveries]
-
-type RunRepair = 'requeued' | 'recovered' | 'resumed' | 'timersFired'
-
-async function repairRun(
-  deps: ReconcilerDeps,
-  run: RunToReconcile,
-  now: Date,
-): Promise<RunRepair | undefined> {
-  if (run.status === 'queued') {
-    if (await deps.queues.hasLiveJob('runs', run.id)) return undefined
-    await deps.queues.enqueueRun({ runId: run.id, tenant: run.tenant })
-    return 'requeued'
-  }
-  if (run.status === 'running') {
-    return (await recoverRunning(deps, run.tenant, run.id)) ? 'recovered' : undefined
-  }
-  if (await resumeSettledApproval(deps, run.tenant, run.waitingOn)) return 'resumed'
-  if (!isElapsedWait(run.waitingOn, now)) return undefined
-  const atSeq = Number((run.waitingOn as { atSeq?: unknown }).atSeq ?? 0)
-  await deps.queues.enqueueResume(`wait-${run.id}-${atSeq}`, {
-    runId: run.id,
-    tenant: run.tenant,
-    input: {},
-    reason: 'timer',
-    atSeq,
-  })
-  return 'timersFired'
-}
-
-/**
- * Re-enqueues the resume of a run still waiting on an approval that has settled: the API commits
- * the decision, then enqueues; a Redis outage in between would leave the run waiting forever.
- * The job id derives from the approval, so a resume already queued is not doubled.
- */
-async function resumeSettledApproval(
-  deps: ReconcilerDeps,
-  tenant: string,
-  waitingOn: unknown,
-): Promise<boolean> {
-  const w = waitingOn as { kind?: unknown; approvalId?: unknown } | null
-  if (w?.kind !== 'approval' || typeof w.approvalId !== 'string') return false
-  const approvalId = w.approvalId
-  const job = await withTenant(deps.database, tenant, async (tx) => {
-    const approval = await getApproval(tx, approvalId)
-    return approval ? settledApprovalResumeJob(tx, approval) : null
-  })
-  if (!job) return false
-  await deps.queues.enqueueResume(approvalId, job)
-  return true
-}
-
-/** Gives a running run whose job vanished a new job that may take its lease. */
-async function recoverRunning(
-  deps: ReconcilerDeps,
-  tenant: string,
-  runId: string,
-): Promise<boolean> {
-  const run = await withTenant(deps.database, tenant, (tx) => getRun(tx, runId))
-  if (!run || run.status !== 'running') return false
-  if (run.leaseJob && (await deps.queues.hasLiveJob('runs', run.leaseJob))) return false
-  const jobId = `recover-${runId}-${Date.now()}`
-  const taken = await withTenant(deps.database, tenant, (tx) =>
-    takeOverRunLease(tx, runId, run.leaseJob, jobId),
-  )
-  if (!taken) return false
-  await deps.queues.runs.add(JOB_NAMES.run, { runId, tenant }, { jobId })
-  return true
-}
-
-function isElapsedWait(waitingOn: unknown, now: Date): boolean {
-  if (typeof waitingOn !== 'object' || waitingOn === null) return false
-  const w = waitingOn as { kind?: unknown; until?: unknown }
-  return (
-    w.kind === 'wait' && typeof w.until === 'string' && new Date(w.until).getTime() <= now.getTime()
-  )
-}
-
-/**
- * Runs `reconcileOnce` every `intervalMs` until stopped; a failed pass is logged and retried next
- * time, and a tick that finds the previous pass still running is skipped rather than queued.
- */
-export function startReconciler(
-  deps: ReconcilerDeps,
-  intervalMs: number,
-): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined
-  const pass = async (): Promise<void> => {
-    try {
-      const report = await reconcileOnce(deps)
-      const acted = Object.values(report).reduce((sum, count) => sum + count, 0)
-      if (acted > 0) deps.log.info(report, 'reconciler pass repaired runs')
-    } catch (err) {
-      deps.log.warn({ err }, 'reconciler pass failed')
-    }
-  }
-  const timer = setInterval(() => {
-    running ??= pass().finally(() => {
-      running = undefined
-    })
-  }, intervalMs)
-  timer.unref()
-  return {
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
   }
 }

@@ -1,4 +1,4 @@
-import { createDb, type Database } from '@weave/db'
+import { connectionErrorFields, createDb, type Database } from '@weave/db'
 import { redisConnection } from '@weave/queue'
 import { createHandlerRegistry, loadHandlerModules } from '@weave/spec'
 import type { Logger } from 'pino'
@@ -39,7 +39,7 @@ export async function runWorker(
   const database = createDb({
     connectionString: config.databaseUrl,
     max: config.concurrency + 4,
-    onError: (err) => log.warn({ err }, 'idle database connection failed'),
+    onError: (err) => log.warn(connectionErrorFields(err), 'database connection lost'),
   })
   const registry = options.metrics ?? processRegistry()
   const worker = startWorker({
@@ -55,6 +55,9 @@ export async function runWorker(
     stalledIntervalMs: config.stalledIntervalMs,
     reconcileIntervalMs: config.reconcileIntervalMs,
     reconcileQuietMs: config.reconcileQuietMs,
+    maxStateBytes: config.maxStateBytes,
+    maxima: config.maxima,
+    shutdownGraceMs: config.shutdownGraceMs,
     metrics: registry,
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     publicUrl: config.publicUrl,

@@ -1,30 +1,41 @@
-import { GraphRegistry, RUNS_QUEUE, TIMERS_QUEUE, WEBHOOKS_QUEUE } from '@weave/db'
+import { createApprovalLifecycle, GraphRegistry, QUEUES } from '@weave/db'
 import { createJobQueues, type JobQueues } from '@weave/queue'
 import { Worker } from 'bullmq'
 import { Registry } from 'prom-client'
+import { approvalDecisions } from './execution/approval-decisions.js'
+import { stepHooks } from './execution/step-hooks.js'
 import { Inflight } from './inflight.js'
+import { createWorkerMetrics } from './metrics.js'
+import { maintenanceProcessor } from './processors/maintenance-processor.js'
 import { runsProcessor } from './processors/runs-processor.js'
 import { timersProcessor } from './processors/timers-processor.js'
 import { webhooksProcessor } from './processors/webhooks-processor.js'
-import { createWorkerMetrics } from './metrics.js'
-import { DEFAULT_RECONCILE_QUIET_MS, startReconciler } from './reconciler.js'
-import { stepEventHooks } from './step-events.js'
+import { DEFAULT_RECONCILE_QUIET_MS } from './reconciler.js'
 import { listenForDeliveries } from './webhooks/delivery-listener.js'
 import { DEFAULT_DELIVERY_SETTINGS } from './webhooks/delivery-settings.js'
-import type { WorkerOptions } from './worker-options.js'
+import {
+  DEFAULT_MAX_STATE_BYTES,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  type WorkerOptions,
+} from './worker-options.js'
 
 /** A started worker. */
 export interface RunningWorker {
   queues: JobQueues
   /** The registry the worker records its metrics in. */
   metrics: Registry
-  /** Stops taking jobs, stops current runs at their next step boundary, and closes the queues. */
+  /**
+   * Stops taking jobs and stops current runs at their next step boundary: a step in flight may
+   * finish (an outside call is not cut off and sent again) for up to the shutdown grace, then it
+   * is aborted. Runs stopped so go back to the queue. Closes the queues.
+   */
   close(): Promise<void>
 }
 
 /**
- * Starts the BullMQ workers of the runs and timers queues, and the reconciler; with a secrets key,
- * the webhooks queue's worker and the listener that enqueues new deliveries too.
+ * Starts the BullMQ workers of the runs, timers and maintenance queues (the reconciler, fired by
+ * a cluster-wide job scheduler); with a secrets key, the webhooks queue's worker and the listener
+ * that enqueues new deliveries too.
  */
 export function startWorker(o: WorkerOptions): RunningWorker {
   const prefix = o.prefix ?? 'weave'
@@ -33,51 +44,76 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const registry = o.metrics ?? new Registry()
   const metrics = createWorkerMetrics(registry)
   const quietMs = o.reconcileQuietMs ?? DEFAULT_RECONCILE_QUIET_MS
+  const lockDuration = o.lockDurationMs ?? 30_000
+  const lifecycle = createApprovalLifecycle({ database: o.database, jobs: queues, log: o.log })
+  const hooks = stepHooks({
+    database: o.database,
+    inflight,
+    metrics,
+    leaseCheckMs: Math.max(50, Math.floor(Math.min(lockDuration, quietMs) / 4)),
+  })
+  const decisions = approvalDecisions(lifecycle, inflight)
   const graphs = new GraphRegistry(
     o.database,
     {
       ...(o.handlers ? { handlers: o.handlers } : {}),
-      ...(o.http ? { http: o.http } : {}),
+      http: {
+        allow: [],
+        ...o.http,
+        // A step retried after a failure keeps the key of its first attempt.
+        idempotencyKey: ({ runId, step, seq }) =>
+          `${runId}:${step}:${inflight.of(runId)?.attemptSeqs.get(runId) ?? seq}`,
+      },
       ...(o.llm ? { llm: o.llm } : {}),
+      ...(o.maxima ? { maxima: o.maxima } : {}),
       // A run must not go on past a step whose checkpoint was not written.
       checkpointPolicy: 'required',
-      onSuspend: (s) => {
-        inflight.of(s.runId)?.suspensions.push(s)
-      },
     },
-    (tenant) => stepEventHooks(o.database, inflight, tenant, metrics),
+    () => ({ hooks, approvals: decisions }),
   )
   const deps = {
     database: o.database,
+    jobs: queues,
     queues,
+    lifecycle,
     registry: graphs,
     inflight,
     log: o.log,
     metrics,
     quietMs,
+    maxStateBytes: o.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES,
     // Well inside the quiet period, so a live execution is never mistaken for a lost one.
     leaseRenewMs: Math.min(5_000, Math.max(50, Math.floor(quietMs / 4))),
-    ...(o.publicUrl ? { approvalLinks: { publicUrl: o.publicUrl } } : {}),
   }
   const workerOptions = {
     connection: o.connection,
     prefix,
     concurrency: o.concurrency ?? 8,
-    lockDuration: o.lockDurationMs ?? 30_000,
+    lockDuration,
     stalledInterval: o.stalledIntervalMs ?? 30_000,
     maxStalledCount: 5,
   }
   const workers = [
-    new Worker(RUNS_QUEUE, runsProcessor(deps), workerOptions),
-    new Worker(TIMERS_QUEUE, timersProcessor(deps), workerOptions),
+    new Worker(QUEUES.runs, runsProcessor(deps), workerOptions),
+    new Worker(QUEUES.timers, timersProcessor(deps), workerOptions),
+    new Worker(QUEUES.maintenance, maintenanceProcessor(deps), {
+      ...workerOptions,
+      concurrency: 1,
+    }),
   ]
   const secretsKey = o.secretsKey
   const listener = secretsKey ? listenForDeliveries(deps) : undefined
   if (secretsKey) {
     const settings = { ...DEFAULT_DELIVERY_SETTINGS, ...o.webhooks }
     const allow = o.http?.allow ?? []
-    const processor = webhooksProcessor({ ...deps, secretsKey, allow, settings })
-    workers.push(new Worker(WEBHOOKS_QUEUE, processor, workerOptions))
+    const processor = webhooksProcessor({
+      ...deps,
+      secretsKey,
+      allow,
+      settings,
+      ...(o.publicUrl ? { approvalLinks: { publicUrl: o.publicUrl } } : {}),
+    })
+    workers.push(new Worker(QUEUES.webhooks, processor, workerOptions))
   } else {
     o.log.warn('no WEAVE_SECRETS_KEY: this worker sends no webhook deliveries')
   }
@@ -88,7 +124,24 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     w.on('error', (err) => o.log.error({ err, queue: w.name }, 'worker error'))
   }
   const reconcileEvery = o.reconcileIntervalMs ?? 30_000
-  const reconciler = reconcileEvery > 0 ? startReconciler(deps, reconcileEvery) : undefined
+  let reschedule: NodeJS.Timeout | undefined
+  if (reconcileEvery > 0) {
+    const schedule = () =>
+      queues
+        .scheduleReconciler(reconcileEvery)
+        .catch((err: unknown) =>
+          o.log.warn(
+            { err: errorSummary(err) },
+            'reconciler schedule not set; it is set again at the next interval',
+          ),
+        )
+    void schedule()
+    // Setting the schedule again each interval is idempotent, and it restores the scheduler when
+    // Redis lost it (a flush, a failover without persistence): the reconciler is what repairs the
+    // queues after such a loss, so it must not be lost with them.
+    reschedule = setInterval(() => void schedule(), reconcileEvery)
+    reschedule.unref()
+  }
   o.log.info(
     { queues: workers.map((w) => w.name), concurrency: workerOptions.concurrency },
     'worker started',
@@ -98,17 +151,30 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     queues,
     metrics: registry,
     async close() {
-      const reconcilerStopped = reconciler?.stop()
+      clearInterval(reschedule)
       const listenerClosed = listener?.close()
-      const closing = Promise.all(workers.map((w) => w.close()))
-      inflight.abortAll()
-      await closing
-      await reconcilerStopped
+      inflight.stopAll()
+      const grace = setTimeout(
+        () => inflight.abortAll(),
+        o.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      )
+      grace.unref()
+      try {
+        await Promise.all(workers.map((w) => w.close()))
+      } finally {
+        clearTimeout(grace)
+      }
       await listenerClosed
       await queues.close()
       o.log.info('worker stopped')
     },
   }
+}
+
+function errorSummary(err: unknown): { message: string; code?: unknown } {
+  if (!(err instanceof Error)) return { message: String(err) }
+  const code = (err as { code?: unknown }).code
+  return code === undefined ? { message: err.message } : { message: err.message, code }
 }
 
 function runIdOf(data: unknown): string | null {

@@ -5,6 +5,12 @@ import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import type { DeliverySettings } from './webhooks/delivery-settings.js'
 
+/** The largest checkpoint a step may write by default: 4 MiB of JSON. */
+export const DEFAULT_MAX_STATE_BYTES = 4 * 1024 * 1024
+
+/** How long a shutdown lets steps in flight finish by default before aborting them. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000
+
 /** Everything a worker needs; the CLI builds it from the validated environment. */
 export interface WorkerOptions {
   /** The app-role database (createDb). */
@@ -38,6 +44,15 @@ export interface WorkerOptions {
   secretsKey?: Buffer
   /** The API's public base URL: approval links point there. No links when absent. */
   publicUrl?: string
+  /** The largest checkpoint (JSON text) a step may write; a larger state fails the run naming the step. */
+  maxStateBytes?: number
+  /** Server-wide ceilings on every graph's `limits.maxIterations` and `limits.stepBudget`. */
+  maxima?: { maxIterations?: number; stepBudget?: number }
+  /**
+   * How long a shutdown lets steps in flight finish before aborting them (default 25 s): an
+   * outside call in flight completes rather than being cut off and sent again.
+   */
+  shutdownGraceMs?: number
   /** How deliveries are attempted (defaults: 8 attempts, 1 s doubling up to 10 min, 10 s timeout). */
   webhooks?: Partial<DeliverySettings>
 }

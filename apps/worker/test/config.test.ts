@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { WorkerConfigError, jobWaitSeconds, loadWorkerConfig } from '../src/index.js'
+import { WorkerConfigError, loadWorkerConfig } from '../src/config.js'
+import { jobWaitSeconds } from '../src/metrics.js'
 
 describe('worker configuration', () => {
   it('defaults the reconciler quiet period and serves no metrics', () => {
@@ -23,6 +24,55 @@ describe('worker configuration', () => {
   it('refuses a quiet period too short to renew leases within and a port out of range', () => {
     expect(() => loadWorkerConfig({ WEAVE_RECONCILE_QUIET_MS: '10' })).toThrow(WorkerConfigError)
     expect(() => loadWorkerConfig({ WEAVE_METRICS_PORT: '70000' })).toThrow(/WEAVE_METRICS_PORT/)
+  })
+
+  it('reads the state size limit, the ceilings on graph limits and the shutdown grace', () => {
+    expect(loadWorkerConfig({})).toMatchObject({
+      maxStateBytes: 4 * 1024 * 1024,
+      maxima: {},
+      shutdownGraceMs: 25_000,
+    })
+    const config = loadWorkerConfig({
+      WEAVE_MAX_STATE_BYTES: '65536',
+      WEAVE_MAX_ITERATIONS: '50',
+      WEAVE_MAX_STEP_BUDGET: '200',
+      WEAVE_SHUTDOWN_GRACE_MS: '0',
+    })
+    expect(config).toMatchObject({
+      maxStateBytes: 65_536,
+      maxima: { maxIterations: 50, stepBudget: 200 },
+      shutdownGraceMs: 0,
+    })
+    expect(() => loadWorkerConfig({ WEAVE_MAX_STEP_BUDGET: '0' })).toThrow(/WEAVE_MAX_STEP_BUDGET/)
+    expect(() => loadWorkerConfig({ WEAVE_MAX_STATE_BYTES: 'big' })).toThrow(
+      /WEAVE_MAX_STATE_BYTES/,
+    )
+  })
+})
+
+describe('the database URLs', () => {
+  it('run as weave_runtime and migrate as postgres on the local weave database by default', () => {
+    expect(loadWorkerConfig({})).toMatchObject({
+      databaseUrl: 'postgres://weave_runtime@127.0.0.1:5432/weave',
+      migrateDatabaseUrl: 'postgres://postgres@127.0.0.1:5432/weave',
+      isProduction: false,
+    })
+  })
+
+  it('read WEAVE_DATABASE_URL and WEAVE_MIGRATE_DATABASE_URL, and a legacy DATABASE_URL as both', () => {
+    const runtime = 'postgres://weave_api:pw@db.internal/orders'
+    const migrate = 'postgres://owner:pw@db.internal/orders'
+    expect(
+      loadWorkerConfig({ WEAVE_DATABASE_URL: runtime, WEAVE_MIGRATE_DATABASE_URL: migrate }),
+    ).toMatchObject({ databaseUrl: runtime, migrateDatabaseUrl: migrate })
+    const legacy = 'postgres://postgres@127.0.0.1:5432/weave_e2e'
+    expect(loadWorkerConfig({ DATABASE_URL: legacy })).toMatchObject({
+      databaseUrl: legacy,
+      migrateDatabaseUrl: legacy,
+    })
+    expect(() => loadWorkerConfig({ WEAVE_DATABASE_URL: 'mysql://db' })).toThrow(
+      /WEAVE_DATABASE_URL/,
+    )
   })
 })
 

@@ -1,6 +1,7 @@
 import {
-  JOB_NAMES,
+  createApprovalLifecycle,
   createDb,
+  jobId,
   createRun,
   getRun,
   listRunEvents,
@@ -24,7 +25,7 @@ const testDb = testDatabase('weave_lease')
 const { url, suffix } = testDb
 const tenant = `t-${suffix}`
 const prefix = `lease-test-${suffix}`
-const QUIET_MS = 400
+const QUIET_MS = 2_000
 const silent = pino({ level: 'silent' })
 
 /** Calls of the `test.gate` handler, each held until the test opens it. */
@@ -57,6 +58,7 @@ afterAll(async () => {
   for (const call of calls) call.open()
   await worker.queues.runs.obliterate({ force: true })
   await worker.queues.timers.obliterate({ force: true })
+  await worker.queues.maintenance.obliterate({ force: true })
   await worker.close()
   await database.close()
   await testDb.drop()
@@ -76,7 +78,7 @@ async function startGated(name: string): Promise<string> {
       await createRun(tx, { graphName: name, graphVersion: v.version, input: {}, createdBy: 'a' })
     ).run
   })
-  await worker.queues.enqueueRun({ runId: run.id, tenant })
+  await worker.queues.enqueue('run', { runId: run.id, tenant })
   return run.id
 }
 
@@ -104,18 +106,18 @@ describe('run leases', () => {
     const claimed = (await runOf(id))!
     await vanish(claimed.leaseJob!)
     expect(await worker.queues.hasLiveJob('runs', claimed.leaseJob!)).toBe(false)
-    // The executor renews the lease, so the run never looks abandoned to the reconciler.
-    await until(
+    // The executor renews the lease, so the run never looks abandoned to the reconciler. The
+    // pass is dated at the renewal seen, so a slow machine cannot make the renewal look old.
+    const renewed = await until(
       () => runOf(id),
       (r) => r!.updatedAt.getTime() > claimed.updatedAt.getTime() + QUIET_MS,
       'a lease renewal past the quiet period',
     )
-    const report = await reconcileOnce({
-      database,
-      queues: worker.queues,
-      log: silent,
-      quietMs: QUIET_MS,
-    })
+    const lifecycle = createApprovalLifecycle({ database, jobs: worker.queues })
+    const report = await reconcileOnce(
+      { database, queues: worker.queues, lifecycle, log: silent, quietMs: QUIET_MS },
+      renewed!.updatedAt,
+    )
     expect(report.recovered).toBe(0)
     expect((await runOf(id))!.leaseJob).toBe(claimed.leaseJob)
 
@@ -138,9 +140,10 @@ describe('run leases', () => {
     )
     const held = (await runOf(id))!
     // What the reconciler does for a running run whose executor stopped renewing its lease.
-    const newJob = `recover-${id}-test`
+    const takeover = { runId: id, tenant, takeover: '1' }
+    const newJob = jobId('run', takeover)
     await withTenant(database, tenant, (tx) => takeOverRunLease(tx, id, held.leaseJob, newJob))
-    await worker.queues.runs.add(JOB_NAMES.run, { runId: id, tenant }, { jobId: newJob })
+    await worker.queues.enqueue('run', takeover)
 
     callsOf(id)[0]!.open()
     // The replaced execution stops; the new job runs the interrupted step again.

@@ -1,6 +1,7 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { retryDelayMs, DEFAULT_DELIVERY_SETTINGS } from '../src/webhooks/delivery-settings.js'
 import { sendWebhook } from '../src/webhooks/send-webhook.js'
@@ -88,6 +89,33 @@ describe('sending a webhook', () => {
     expect(result.isSuccess).toBe(true)
     expect(lookups).toBe(1)
     expect(seen.slice(before).map((r) => r.headers.host)).toEqual([`hooks.test:${port}`])
+  })
+
+  it('never connects to a later DNS answer that points at a private address', async () => {
+    const answers = [['93.184.215.14'], ['127.0.0.1']]
+    let lookups = 0
+    const lookup = async () => answers[Math.min(lookups++, 1)]!
+    // Records where each connection goes and cuts it before it leaves this machine.
+    const dialed: string[] = []
+    const onSocket = (message: unknown) => {
+      const socket = (message as { socket: Socket }).socket
+      socket.on('error', () => undefined)
+      socket.on('lookup', (_err: Error | null, address: string) => {
+        dialed.push(address)
+        if (address !== '127.0.0.1') socket.destroy(new Error('test: no traffic off this machine'))
+      })
+    }
+    subscribe('net.client.socket', onSocket)
+    const before = seen.length
+    try {
+      const result = await send(`http://rebind.test:${port}/ok`, { allow: [], lookup })
+      expect(result).toMatchObject({ statusCode: null, isSuccess: false })
+    } finally {
+      unsubscribe('net.client.socket', onSocket)
+    }
+    expect(lookups).toBe(1)
+    expect(dialed).toEqual(['93.184.215.14'])
+    expect(seen.length).toBe(before)
   })
 
   it('reports an unresolvable host and a receiver that does not answer in time', async () => {

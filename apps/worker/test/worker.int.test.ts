@@ -1,4 +1,5 @@
 import {
+  createApprovalLifecycle,
   createDb,
   createRun,
   decideApproval,
@@ -39,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker.queues.runs.obliterate({ force: true })
   await worker.queues.timers.obliterate({ force: true })
+  await worker.queues.maintenance.obliterate({ force: true })
   await worker.close()
   await database.close()
   await testDb.drop()
@@ -61,7 +63,7 @@ async function start(
       })
     ).run
   })
-  await worker.queues.enqueueRun({ runId: run.id, tenant })
+  await worker.queues.enqueue('run', { runId: run.id, tenant })
   return run.id
 }
 
@@ -121,28 +123,24 @@ describe('the worker', () => {
       await withTenant(database, tenant, (tx) => listApprovals(tx, { runId: id }))
     ).items
     expect(approval?.title).toBe('Ship it?')
-    const decided = await withTenant(database, tenant, (tx) =>
-      decideApproval(tx, {
-        approvalId: approval!.id,
-        subject: 'bob',
-        subjectScopes: ['approvals:decide'],
-        decision: 'approve',
-      }),
-    )
-    expect(decided.settled?.status).toBe('approved')
-    await worker.queues.enqueueResume(approval!.id, {
-      runId: id,
-      tenant,
-      reason: 'approval-decided',
-      atSeq: Number((waiting!.waitingOn as { atSeq: number }).atSeq),
-      input: { review: decided.settled as never },
+    const lifecycle = createApprovalLifecycle({ database, jobs: worker.queues })
+    const decided = await lifecycle.decide(tenant, {
+      approvalId: approval!.id,
+      subject: 'bob',
+      subjectScopes: ['approvals:decide'],
+      decision: 'approve',
+      input: { note: 'fine' },
+      context: { requestId: 'test', ip: '127.0.0.1' },
     })
+    expect(decided.settled?.status).toBe('approved')
     const done = await until(
       () => runOf(id),
       (r) => r?.status === 'completed',
       'completion',
     )
     expect(done?.lastStep).toBe('ship')
+    const state = await withTenant(database, tenant, (tx) => listRunEvents(tx, id))
+    expect(state.map((e) => e.type)).toContain('approval.decided')
   })
 
   it('fails a run whose step fails, with the error recorded', async () => {
@@ -182,8 +180,9 @@ describe('the worker', () => {
       }),
     )
     const later = new Date(Date.now() + 60_000)
+    const lifecycle = createApprovalLifecycle({ database, jobs: worker.queues })
     const report = await reconcileOnce(
-      { database, queues: worker.queues, log: pino({ level: 'silent' }) },
+      { database, queues: worker.queues, lifecycle, log: pino({ level: 'silent' }) },
       later,
     )
     expect(report.resumed).toBeGreaterThanOrEqual(1)

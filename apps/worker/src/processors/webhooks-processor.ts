@@ -1,4 +1,4 @@
-import { DeliverJob, JOB_NAMES } from '@weave/db'
+import { JOBS, jobKindOf } from '@weave/db'
 import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq'
 import type { Logger } from 'pino'
 import { jobWaitSeconds, type WorkerMetrics } from '../metrics.js'
@@ -15,8 +15,10 @@ export function webhooksProcessor(
   return async (job: Job, token?: string): Promise<DeliveryOutcome> => {
     const wait = jobWaitSeconds(job)
     if (wait !== undefined) deps.metrics?.observeQueueWait(job.queueName, wait)
-    if (job.name !== JOB_NAMES.deliver) throw new UnrecoverableError(`unknown job ${job.name}`)
-    const data = DeliverJob.safeParse(job.data)
+    if (jobKindOf(job.queueName, job.name) !== 'deliver') {
+      throw new UnrecoverableError(`unknown job ${job.name}`)
+    }
+    const data = JOBS.deliver.payload.safeParse(job.data)
     if (!data.success) throw new UnrecoverableError(`bad delivery payload: ${data.error.message}`)
     const log = deps.log.child({ jobId: job.id, deliveryId: data.data.deliveryId })
     const outcome = await deliverOnce(deps, data.data)

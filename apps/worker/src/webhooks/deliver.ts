@@ -1,25 +1,32 @@
 import {
   abandonDelivery,
   getDeliveryToSend,
-  readWebhookSecret,
+  readWebhookSigningSecrets,
   recordDeliveryAttempt,
   withTenant,
   type Database,
   type DeliverJob,
 } from '@weave/db'
 import type { LookupAll } from '@weave/spec'
-import { Webhook } from 'standardwebhooks'
+import type { ApprovalLinkOptions } from './approval-links.js'
+import { deliveryBody } from './delivery-body.js'
 import { retryDelayMs, type DeliverySettings } from './delivery-settings.js'
 import { sendWebhook, type WebhookResponse } from './send-webhook.js'
+import { signatureHeader } from './signature-header.js'
 
 /** What sending a delivery needs. */
 export interface DeliverDeps {
   database: Database
-  /** Decrypts the webhooks' signing secrets. */
+  /** Decrypts the webhooks' signing secrets, and keeps approval link tokens encrypted. */
   secretsKey: Buffer
   /** The `WEAVE_HTTP_ALLOW` list. */
   allow: readonly string[]
   settings: DeliverySettings
+  /**
+   * Where approval links point (the API's public URL). Without it no `approval.requested`
+   * delivery carries links, even to a webhook holding `approvals:decide`.
+   */
+  approvalLinks?: ApprovalLinkOptions
   lookup?: LookupAll
   now?: () => Date
 }
@@ -33,10 +40,13 @@ export type DeliveryOutcome =
   | { kind: 'retry'; attempt: number; statusCode: number | null; delayMs: number }
 
 /**
- * Makes one attempt of a pending delivery: signs the payload per Standard Webhooks (`webhook-id`
- * = the delivery id, the same on every attempt, so receivers can drop duplicates), POSTs it, and
- * records the attempt with its status code or error. A 2xx succeeds; anything else is retried
- * with capped exponential backoff until `maxAttempts` attempts, then the delivery fails.
+ * Makes one attempt of a pending delivery: builds its body (deliveryBody: approval links for a
+ * webhook that may carry them), signs it per Standard Webhooks (`webhook-id` = the delivery id,
+ * the same on every attempt, so receivers can drop duplicates; one signature per live secret
+ * during a rotation's grace), POSTs it, and records the attempt with its status code or error.
+ * A 2xx succeeds; anything else is retried with capped exponential backoff until `maxAttempts`
+ * attempts, then the delivery fails.
+ * @throws when Postgres fails: the job is retried, and no attempt is recorded.
  */
 export async function deliverOnce(deps: DeliverDeps, job: DeliverJob): Promise<DeliveryOutcome> {
   const now = deps.now ?? (() => new Date())
@@ -54,10 +64,18 @@ export async function deliverOnce(deps: DeliverDeps, job: DeliverJob): Promise<D
   if (early > 1000) return { kind: 'not-due', delayMs: early }
 
   const started = now()
-  const body = JSON.stringify(delivery.payload)
   let response: WebhookResponse
   try {
-    const signer = new Webhook(readWebhookSecret(deps.secretsKey, webhook))
+    const body = await deliveryBody({
+      database: deps.database,
+      tenant: job.tenant,
+      delivery,
+      webhook,
+      secretsKey: deps.secretsKey,
+      approvalLinks: deps.approvalLinks,
+      now: started,
+    })
+    const secrets = readWebhookSigningSecrets(deps.secretsKey, webhook, started)
     response = await sendWebhook({
       url: webhook.url,
       body,
@@ -66,14 +84,16 @@ export async function deliverOnce(deps: DeliverDeps, job: DeliverJob): Promise<D
         'user-agent': 'Weave-Webhooks/1',
         'webhook-id': delivery.id,
         'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
-        'webhook-signature': signer.sign(delivery.id, started, body),
+        'webhook-signature': signatureHeader(secrets, delivery.id, started, body),
       },
       allow: deps.allow,
       timeoutMs: deps.settings.timeoutMs,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
     })
   } catch (err) {
-    // The secret does not decrypt (WEAVE_SECRETS_KEY changed): an attempt that sent nothing.
+    // A secret or link token does not decrypt (WEAVE_SECRETS_KEY changed): an attempt that sent
+    // nothing. Anything else (Postgres away) is this worker's failure, retried by the job.
+    if ((err as { code?: unknown }).code !== 'secret-decryption') throw err
     response = { statusCode: null, error: (err as Error).message, isSuccess: false }
   }
   const durationMs = now().getTime() - started.getTime()

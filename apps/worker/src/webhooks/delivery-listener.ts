@@ -7,7 +7,7 @@ import { sweepDeliveries } from './delivery-sweep.js'
 /** What the listener works with. */
 export interface DeliveryListenerDeps {
   database: Database
-  queues: JobQueues
+  queues: Pick<JobQueues, 'enqueue' | 'hasLiveJob' | 'webhooks'>
   log: Logger
   /** First reconnect delay, doubled per failure up to 30 s (default 500 ms). */
   reconnectDelayMs?: number
@@ -42,7 +42,7 @@ export function listenForDeliveries(deps: DeliveryListenerDeps): DeliveryListene
     const ref = parseRef(payload)
     if (!ref) return
     deps.queues
-      .enqueueDelivery({ deliveryId: ref.id, tenant: ref.tenant })
+      .enqueue('deliver', { deliveryId: ref.id, tenant: ref.tenant })
       .catch((err: unknown) =>
         deps.log.warn({ err, deliveryId: ref.id }, 'delivery enqueue failed; the sweep retries it'),
       )

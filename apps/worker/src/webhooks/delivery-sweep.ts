@@ -1,4 +1,4 @@
-import { deliveryJobId, listPendingDeliveries, type Database } from '@weave/db'
+import { jobId, listPendingDeliveries, type Database } from '@weave/db'
 import type { JobQueues } from '@weave/queue'
 
 /** How far ahead the sweep looks: pending deliveries with a retry due within it are checked. */
@@ -11,7 +11,7 @@ const HORIZON_MS = 24 * 3600_000
  * Returns how many it enqueued.
  */
 export async function sweepDeliveries(
-  deps: { database: Database; queues: JobQueues },
+  deps: { database: Database; queues: Pick<JobQueues, 'enqueue' | 'hasLiveJob' | 'webhooks'> },
   now = new Date(),
 ): Promise<number> {
   const pending = await listPendingDeliveries(deps.database, {
@@ -20,13 +20,14 @@ export async function sweepDeliveries(
   })
   let enqueued = 0
   for (const delivery of pending) {
-    const jobId = deliveryJobId(delivery.id)
-    if (await deps.queues.hasLiveJob('webhooks', jobId)) continue
-    await deps.queues.webhooks.remove(jobId)
-    await deps.queues.enqueueDelivery(
-      { deliveryId: delivery.id, tenant: delivery.tenant },
-      delivery.nextAttemptAt.getTime() - now.getTime(),
-    )
+    const payload = { deliveryId: delivery.id, tenant: delivery.tenant }
+    const id = jobId('deliver', payload)
+    if (await deps.queues.hasLiveJob('webhooks', id)) continue
+    // A finished job would make the enqueue a no-op.
+    await deps.queues.webhooks.remove(id)
+    await deps.queues.enqueue('deliver', payload, {
+      delayMs: delivery.nextAttemptAt.getTime() - now.getTime(),
+    })
     enqueued += 1
   }
   return enqueued

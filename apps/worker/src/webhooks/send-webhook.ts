@@ -1,9 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises'
-import { request as httpRequest, type RequestOptions } from 'node:http'
-import { request as httpsRequest } from 'node:https'
-import type { LookupFunction } from 'node:net'
-import { isIP } from 'node:net'
-import { createEgressPolicy, type LookupAll } from '@weave/spec'
+import {
+  createEgressPolicy,
+  type EgressDecision,
+  type EgressPolicy,
+  type LookupAll,
+} from '@weave/spec'
 
 /** One POST of a webhook body. */
 export interface WebhookRequest {
@@ -25,15 +25,10 @@ export interface WebhookResponse {
   isSuccess: boolean
 }
 
-async function systemLookup(host: string): Promise<string[]> {
-  const found = await dnsLookup(host, { all: true, verbatim: true })
-  return found.map((a) => a.address)
-}
-
 /**
- * POSTs a webhook body under the same egress rules as `http` steps, checked now against the
- * addresses the host resolves to; the connection is then pinned to those checked addresses, so
- * a DNS answer that changes between check and connect cannot reach a refused address. Redirects
+ * POSTs a webhook body under the same egress rules as `http` steps, through the same pinned
+ * transport: the host is resolved once, checked, and the connection goes only to the addresses
+ * checked, so a DNS answer that changes in between cannot reach a refused address. Redirects
  * are not followed (a 3xx is a failure). Never throws: every failure is described in `error`.
  */
 export async function sendWebhook(o: WebhookRequest): Promise<WebhookResponse> {
@@ -43,64 +38,53 @@ export async function sendWebhook(o: WebhookRequest): Promise<WebhookResponse> {
   } catch {
     return failure(null, 'the webhook URL does not parse')
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  let addresses: string[]
+  let policy: EgressPolicy
   try {
-    addresses = isIP(host) !== 0 ? [host] : await (o.lookup ?? systemLookup)(host)
+    policy = createEgressPolicy(o.allow, o.lookup)
   } catch (err) {
+    return failure(null, `refused: ${(err as Error).message}`)
+  }
+  let decision: EgressDecision
+  try {
+    decision = await policy.decide(url)
+  } catch (err) {
+    const host = url.hostname.replace(/^\[|\]$/g, '')
     return failure(null, `cannot resolve ${host}: ${(err as Error).message}`)
   }
-  let refusal: string | undefined
+  if (!decision.isAllowed) return failure(null, `refused: ${decision.reason}`)
+  return post(url, o, decision.fetch)
+}
+
+async function post(url: URL, o: WebhookRequest, pinned: typeof fetch): Promise<WebhookResponse> {
+  let res: Response
   try {
-    refusal = await createEgressPolicy(o.allow, async () => addresses).check(url)
+    res = await pinned(url, {
+      method: 'POST',
+      headers: o.headers,
+      body: o.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(o.timeoutMs),
+    })
   } catch (err) {
-    refusal = (err as Error).message
-  }
-  if (refusal !== undefined) return failure(null, `refused: ${refusal}`)
-  return post(url, o, pinnedLookup(addresses))
-}
-
-function pinnedLookup(addresses: string[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const all = addresses.map((address) => ({ address, family: isIP(address) }))
-    if (options.all) {
-      ;(callback as (err: null, all: { address: string; family: number }[]) => void)(null, all)
-      return
+    const name = (err as Error | null)?.name
+    if (name === 'AbortError' || name === 'TimeoutError') {
+      return failure(null, `no response within ${o.timeoutMs} ms`)
     }
-    const first = all[0] as { address: string; family: number }
-    callback(null, first.address, first.family)
+    return failure(null, reasonOf(err))
   }
+  // Only the status matters; the body is dropped unread.
+  await res.body?.cancel().catch(() => undefined)
+  const statusCode = res.status
+  if (statusCode >= 200 && statusCode < 300) return { statusCode, error: null, isSuccess: true }
+  if (statusCode >= 300 && statusCode < 400)
+    return failure(statusCode, 'redirects are not followed')
+  return { statusCode, error: null, isSuccess: false }
 }
 
-function post(url: URL, o: WebhookRequest, lookup: LookupFunction): Promise<WebhookResponse> {
-  const options: RequestOptions = {
-    method: 'POST',
-    headers: { ...o.headers, 'content-length': String(Buffer.byteLength(o.body)) },
-    lookup,
-    // A fresh connection per attempt: a pooled socket could outlive the address check.
-    agent: false,
-    signal: AbortSignal.timeout(o.timeoutMs),
-  }
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-  return new Promise((resolve) => {
-    const req = send(url, options, (res) => {
-      const statusCode = res.statusCode ?? 0
-      // Only the status matters; the body is dropped unread.
-      res.destroy()
-      if (statusCode >= 200 && statusCode < 300) {
-        resolve({ statusCode, error: null, isSuccess: true })
-      } else if (statusCode >= 300 && statusCode < 400) {
-        resolve(failure(statusCode, 'redirects are not followed'))
-      } else {
-        resolve({ statusCode, error: null, isSuccess: false })
-      }
-    })
-    req.on('error', (err) => {
-      const isTimeout = err.name === 'AbortError' || err.name === 'TimeoutError'
-      resolve(failure(null, isTimeout ? `no response within ${o.timeoutMs} ms` : err.message))
-    })
-    req.end(o.body)
-  })
+// The pinned fetch wraps network errors as "fetch failed"; the cause says what happened.
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: unknown } | null)?.cause
+  return cause instanceof Error ? cause.message : (err as Error).message
 }
 
 function failure(statusCode: number | null, error: string): WebhookResponse {

@@ -1,0 +1,96 @@
+import { loadCheckpointRow, saveStepCheckpoint, type Database } from '@weave/db'
+import type { Store } from '@weave/kernel'
+import type { PgStore } from '@weave/pgstore'
+import { requestStop, stepKey, stepPath, type Flight } from '../inflight.js'
+
+/** A step's checkpoint is larger than the server allows (`WEAVE_MAX_STATE_BYTES`). */
+export class StateTooLargeError extends Error {
+  override name = 'StateTooLargeError'
+  readonly code = 'state-too-large'
+  constructor(
+    readonly step: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`step "${step}": its state is ${bytes} bytes, more than the ${maxBytes} allowed`)
+  }
+}
+
+/** What an execution's store writes with. */
+export interface ExecutionStoreDeps {
+  database: Pick<Database, 'db'>
+  /** The tenant's checkpoint store: reads of history, pruning and listing go through it. */
+  base: PgStore
+  flight: Flight
+  /** The largest checkpoint written, in bytes of its JSON text. */
+  maxStateBytes: number
+}
+
+/**
+ * The kernel's Store for one execution of a run. Every checkpoint write is one statement
+ * (weave_save_step) that also checks the execution's claim, moves the run's checkpoint seq
+ * forward, marks the approval the step used, and appends the step's `step.completed` event, so
+ * a crash can neither duplicate the event nor let a fenced-out executor write. What it needs to
+ * know of the step (its seq, whether its after-hooks ran) comes from the step hooks
+ * (step-hooks.ts), never from parsing the kernel's checkpoint.
+ */
+export class ExecutionStore implements Store {
+  constructor(private readonly deps: ExecutionStoreDeps) {}
+
+  async get(ns: string, key: string): Promise<string | undefined> {
+    const { database, base, flight } = this.deps
+    const row = await loadCheckpointRow(database, flight.tenant, base.namespaceColumn(ns), key)
+    if (row?.attemptSeq != null) flight.attemptSeqs.set(key, row.attemptSeq)
+    return row?.value
+  }
+
+  async put(ns: string, key: string, value: string): Promise<void> {
+    await this.putMany(ns, [[key, value]])
+  }
+
+  /** The kernel writes a run's latest key first, then its history entry (docs/kernel.md). */
+  async putMany(ns: string, entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    const [first] = entries
+    if (!first) return
+    const [latestKey, value] = first
+    const { database, base, flight, maxStateBytes } = this.deps
+    const current = flight.currentSteps.get(latestKey)
+    if (!current) throw new Error(`no step of run ${latestKey} is executing`)
+    const path = stepPath(latestKey, current.step)
+    const bytes = Buffer.byteLength(value, 'utf8')
+    if (bytes > maxStateBytes) throw new StateTooLargeError(path, bytes, maxStateBytes)
+    const finished = flight.finishedSteps.has(stepKey(latestKey, current.seq))
+    const approvalId = finished ? (flight.usedApprovals.get(latestKey) ?? null) : null
+    const { cancelRequested } = await saveStepCheckpoint(database, {
+      tenant: flight.tenant,
+      runId: flight.runId,
+      leaseToken: flight.leaseToken,
+      ns: base.namespaceColumn(ns),
+      keys: entries.map(([key]) => key),
+      value,
+      latestKey,
+      seq: current.seq,
+      isRoot: latestKey === flight.runId,
+      isFailed: !finished,
+      approvalId,
+      event: finished ? { step: path, seq: current.seq } : null,
+    })
+    flight.confirmedAt = performance.now()
+    if (approvalId !== null) flight.usedApprovals.delete(latestKey)
+    if (finished) flight.attemptSeqs.delete(latestKey)
+    else if (!flight.attemptSeqs.has(latestKey)) flight.attemptSeqs.set(latestKey, current.seq)
+    if (cancelRequested) requestStop(flight, 'cancelled')
+  }
+
+  delete(ns: string, key: string): Promise<void> {
+    return this.deps.base.delete(ns, key)
+  }
+
+  list(ns: string, prefix: string): Promise<string[]> {
+    return this.deps.base.list(ns, prefix)
+  }
+
+  tx<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return this.deps.base.tx(fn)
+  }
+}

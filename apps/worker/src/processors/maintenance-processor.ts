@@ -1,0 +1,19 @@
+import { jobKindOf } from '@weave/db'
+import { UnrecoverableError, type Job, type Processor } from 'bullmq'
+import { reconcileOnce, type ReconcilerDeps } from '../reconciler.js'
+
+/**
+ * Runs the reconciler's pass when the cluster-wide job scheduler fires `reconcile`: one worker
+ * takes each tick. A pass that repaired something logs what.
+ */
+export function maintenanceProcessor(deps: ReconcilerDeps): Processor {
+  return async (job: Job) => {
+    if (jobKindOf(job.queueName, job.name) !== 'reconcile') {
+      throw new UnrecoverableError(`unknown job ${job.name}`)
+    }
+    const report = await reconcileOnce(deps)
+    const repaired = Object.values(report).reduce((sum, count) => sum + count, 0)
+    if (repaired > 0) deps.log.info(report, 'reconciler pass repaired runs')
+    return report
+  }
+}
