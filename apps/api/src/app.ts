@@ -22,10 +22,13 @@ import {
   errorHandlerPlugin,
   frameworkErrorHandler,
 } from './http/error-handler.js'
+import { metricsListenerPlugin } from './http/metrics-listener.js'
 import { metricsPlugin } from './http/metrics.js'
 import { openApiPlugin } from './http/openapi.js'
 import { rateLimitPlugin } from './http/rate-limit.js'
 import { requestIdOf } from './http/request-id.js'
+import { securityHeadersPlugin } from './http/security-headers.js'
+import { fastifyTrustProxy } from './http/trust-proxy.js'
 import { zodValidatorCompiler } from './http/validation.js'
 import { createLogger } from './logger.js'
 import { operationsRoutes } from './routes/operations.js'
@@ -55,6 +58,8 @@ export interface AppDeps<S extends object> {
   checks?: ReadinessChecks
   /** How long `/readyz` waits for each check; 2 s by default. */
   checkTimeoutMs?: number
+  /** The clock of `/readyz`'s cache (milliseconds); `Date.now` unless a test drives it. */
+  now?: () => number
   /** Resource route plugins, registered after the framework plugins. */
   routes?: readonly RoutePlugin<S>[]
   /** Where HTTP metrics are recorded and `/metrics` reads; a fresh registry when absent. */
@@ -67,9 +72,10 @@ export interface AppDeps<S extends object> {
 }
 
 /**
- * Builds the API: request ids, logging, zod validation, problem details, auth, rate limit, OpenAPI
- * and Swagger UI, the operations routes and the given resource routes. It connects to nothing;
- * plugins load on `ready()` or `listen()`.
+ * Builds the API: request ids, logging, zod validation, problem details, security headers, auth,
+ * rate limit, OpenAPI and Swagger UI, the operations routes and the given resource routes. It
+ * connects to nothing; plugins load on `ready()` or `listen()`, and a separate metrics port
+ * (WEAVE_API_METRICS_PORT) listens from `ready()` on.
  */
 export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<S>): App {
   const { config } = deps
@@ -83,6 +89,8 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
+    // request.ip (rate limits per IP, the audit log's ip) is the client's only behind trusted proxies.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     frameworkErrors: frameworkErrorHandler(renderOptions),
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
@@ -96,8 +104,15 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
   })
 
   void app.register(errorHandlerPlugin, renderOptions)
+  void app.register(securityHeadersPlugin)
   const registry = deps.metrics ?? new Registry()
   void app.register(metricsPlugin, { registry })
+  const exposure = config.metrics.exposure
+  void app.register(metricsListenerPlugin, {
+    registry,
+    listen: exposure.kind === 'port' ? { port: exposure.port, host: exposure.host } : undefined,
+    token: config.metrics.token,
+  })
   if (config.rateLimitPerMinute > 0) {
     void app.register(rateLimitPlugin, {
       perMinute: config.rateLimitPerMinute,
@@ -106,12 +121,17 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
       tenantOf: (request) => app.verifiedTenant(request),
     })
   }
-  void app.register(openApiPlugin)
-  void app.register(authPlugin, { verifier: deps.verifier ?? createJwtVerifier(config.jwt) })
+  void app.register(openApiPlugin, { isDocsServed: config.docs })
+  const verifier = deps.verifier ?? createJwtVerifier(config.jwt, { log: logger })
+  void app.register(authPlugin, { verifier })
   void app.register(operationsRoutes, {
     checks: deps.checks ?? {},
-    registry,
+    registry: exposure.kind === 'main' ? registry : undefined,
+    metricsToken: config.metrics.token,
+    isDocsServed: config.docs,
+    readinessCacheMs: config.readinessCacheMs,
     ...(deps.checkTimeoutMs === undefined ? {} : { checkTimeoutMs: deps.checkTimeoutMs }),
+    ...(deps.now ? { now: deps.now } : {}),
   })
   for (const route of deps.routes ?? []) {
     void app.register(route, deps.services ?? ({} as S))

@@ -1,31 +1,13 @@
-import { createPublicKey, type KeyObject } from 'node:crypto'
-import { deriveSecretsKey, parseSecretsKey } from '@weave/db'
+import { deriveSecretsKey, parseSecretsKey, resolveDatabaseUrls } from '@weave/db'
 import { z } from 'zod'
+import { JwtAlgorithm, jwtAlgorithms, publicKeyProblem } from './auth/jwt-algorithms.js'
+import { TrustProxySetting } from './http/trust-proxy.js'
 
-/** JWS algorithms Weave can be configured to accept; `none` is deliberately absent. */
-export const JwtAlgorithm = z.enum([
-  'HS256',
-  'HS384',
-  'HS512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-])
-/** A JWS algorithm name from {@link JwtAlgorithm}. */
-export type JwtAlgorithm = z.infer<typeof JwtAlgorithm>
+export { JwtAlgorithm }
 
-const HMAC_ALGORITHMS: readonly JwtAlgorithm[] = ['HS256', 'HS384', 'HS512']
-const DEFAULT_ASYMMETRIC: readonly JwtAlgorithm[] = ['RS256', 'ES256', 'EdDSA']
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const MIN_SECRET_BYTES = 32
+const MIN_METRICS_TOKEN_LENGTH = 32
 const KEY_SOURCE_VARIABLES = {
   secret: 'WEAVE_JWT_SECRET',
   'public-key': 'WEAVE_JWT_PUBLIC_KEY',
@@ -36,6 +18,12 @@ const list = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()))
   .transform((items) => items.filter((item) => item !== ''))
+
+const OnOff = z
+  .enum(['on', 'off', 'true', 'false'], { error: 'must be on or off' })
+  .transform((value) => value === 'on' || value === 'true')
+
+const PostgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
 
 const SecretsKey = z.string().transform((text, ctx) => {
   try {
@@ -49,9 +37,14 @@ const SecretsKey = z.string().transform((text, ctx) => {
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
-    .default('postgres://postgres@127.0.0.1:5432/weave'),
+  // The runtime login: a LOGIN role that owns nothing, has no BYPASSRLS and may act as weave_app
+  // (production refuses anything else). Unset: weave_runtime on the migration URL's database.
+  WEAVE_DATABASE_URL: PostgresUrl.optional(),
+  // The tables' owner, used only to migrate (`weave migrate`, `weave start`). Unset: postgres on
+  // the runtime URL's database, or postgres://postgres@127.0.0.1:5432/weave.
+  WEAVE_MIGRATE_DATABASE_URL: PostgresUrl.optional(),
+  // The one URL of earlier versions: stands for whichever of the two above is unset.
+  DATABASE_URL: PostgresUrl.optional(),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .default('redis://127.0.0.1:6379'),
@@ -104,6 +97,33 @@ const Env = z.object({
   // A safety net only: LISTEN/NOTIFY wakes streams as soon as an event commits.
   WEAVE_SSE_POLL_MS: z.coerce.number().int().min(50).max(300_000).default(5_000),
   WEAVE_SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  // One tenant must not hold every stream of a process.
+  WEAVE_SSE_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
+  // A client that stops reading is cut off after this; it reconnects with Last-Event-ID.
+  WEAVE_SSE_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // Proxies whose X-Forwarded-For sets the client IP (rate limits, logs, the audit log's ip):
+  // true, a hop count, or addresses and CIDR ranges. Unset: none, the peer is the client.
+  WEAVE_TRUST_PROXY: TrustProxySetting.default(false),
+  // Swagger UI and /openapi.json; unset: on, except with NODE_ENV=production.
+  WEAVE_DOCS: OnOff.optional(),
+  // off: the API serves no /metrics at all.
+  WEAVE_API_METRICS: OnOff.default(true),
+  // Serves the API's /metrics on this port (0: any free one) instead of PORT, e.g. one only the
+  // monitoring network reaches; WEAVE_METRICS_PORT is the worker's.
+  WEAVE_API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  // The address of that port; unset: HOST.
+  WEAVE_API_METRICS_HOST: z.string().min(1).optional(),
+  // When set, the API's /metrics needs `Authorization: Bearer <token>` (compared in constant time).
+  WEAVE_METRICS_TOKEN: z
+    .string()
+    .min(MIN_METRICS_TOKEN_LENGTH, {
+      error: `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`,
+    })
+    .optional(),
+  // The control-plane gauges query every tenant's rows: at most once per interval.
+  WEAVE_METRICS_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  // /readyz is unauthenticated and touches Postgres and Redis: its answer is reused this long.
+  WEAVE_READYZ_CACHE_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
 })
 
 type Env = z.infer<typeof Env>
@@ -124,20 +144,38 @@ const Config = Env.transform((env, ctx) => {
     })
     return z.NEVER
   }
+  // Every remaining problem is reported at once.
+  const problems: { message: string; path: string[] }[] = []
+  // A public key or a JWKS usually belongs to an identity provider that signs tokens for other
+  // services too; without an issuer check Weave would accept all of them.
+  if (key.kind !== 'secret' && env.WEAVE_JWT_ISSUER === undefined) {
+    problems.push({
+      message: `is required with ${KEY_SOURCE_VARIABLES[key.kind]}: it is the "iss" every token must carry`,
+      path: ['WEAVE_JWT_ISSUER'],
+    })
+  }
+  const metricsProblem = metricsExposureProblem(env)
+  if (metricsProblem) problems.push(metricsProblem)
   const algorithms = jwtAlgorithms(key, env.WEAVE_JWT_ALGORITHMS)
   if (typeof algorithms === 'string') {
-    ctx.issues.push({
-      code: 'custom',
-      message: algorithms,
-      path: ['WEAVE_JWT_ALGORITHMS'],
-      input: env.WEAVE_JWT_ALGORITHMS,
-    })
+    problems.push({ message: algorithms, path: ['WEAVE_JWT_ALGORITHMS'] })
+  }
+  if (problems.length > 0 || typeof algorithms === 'string') {
+    for (const problem of problems)
+      ctx.issues.push({ code: 'custom', ...problem, input: undefined })
     return z.NEVER
   }
+  const databaseUrls = resolveDatabaseUrls({
+    runtime: env.WEAVE_DATABASE_URL,
+    migrate: env.WEAVE_MIGRATE_DATABASE_URL,
+    legacy: env.DATABASE_URL,
+  })
   return {
     port: env.PORT,
     host: env.HOST,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: databaseUrls.runtime,
+    migrateDatabaseUrl: databaseUrls.migrate,
+    isProduction: env.NODE_ENV === 'production',
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,
     jwt: {
@@ -160,7 +198,17 @@ const Config = Env.transform((env, ctx) => {
       heartbeatMs: env.WEAVE_SSE_HEARTBEAT_MS,
       pollMs: env.WEAVE_SSE_POLL_MS,
       maxStreams: env.WEAVE_SSE_MAX_STREAMS,
+      maxStreamsPerTenant: env.WEAVE_SSE_MAX_STREAMS_PER_TENANT,
+      drainTimeoutMs: env.WEAVE_SSE_DRAIN_TIMEOUT_MS,
     },
+    trustProxy: env.WEAVE_TRUST_PROXY,
+    docs: env.WEAVE_DOCS ?? env.NODE_ENV !== 'production',
+    metrics: {
+      exposure: metricsExposure(env),
+      token: env.WEAVE_METRICS_TOKEN,
+      refreshMs: env.WEAVE_METRICS_REFRESH_MS,
+    },
+    readinessCacheMs: env.WEAVE_READYZ_CACHE_MS,
   }
 })
 
@@ -168,6 +216,11 @@ const Config = Env.transform((env, ctx) => {
 export type Config = z.infer<typeof Config>
 /** Where JWT verification keys come from, and with which algorithms tokens are accepted. */
 export type JwtConfig = Config['jwt']
+/** Who may read the API's `/metrics`, and how often its control-plane gauges are refreshed. */
+export type MetricsConfig = Config['metrics']
+/** Where the API serves `/metrics`: on PORT, on a port of its own, or not at all. */
+export type MetricsExposure =
+  { kind: 'main' } | { kind: 'port'; port: number; host: string } | { kind: 'off' }
 /** The one configured source of JWT verification keys. */
 export type JwtKeySource =
   | { kind: 'secret'; secret: string }
@@ -195,6 +248,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parsed.data
 }
 
+function metricsExposure(env: Env): MetricsExposure {
+  if (!env.WEAVE_API_METRICS) return { kind: 'off' }
+  if (env.WEAVE_API_METRICS_PORT === undefined) return { kind: 'main' }
+  return {
+    kind: 'port',
+    port: env.WEAVE_API_METRICS_PORT,
+    host: env.WEAVE_API_METRICS_HOST ?? env.HOST,
+  }
+}
+
+function metricsExposureProblem(env: Env): { message: string; path: string[] } | undefined {
+  if (!env.WEAVE_API_METRICS && env.WEAVE_API_METRICS_PORT !== undefined) {
+    return { message: 'cannot be set with WEAVE_API_METRICS=off', path: ['WEAVE_API_METRICS_PORT'] }
+  }
+  if (env.WEAVE_API_METRICS_PORT !== undefined && env.WEAVE_API_METRICS_PORT !== 0) {
+    if (env.WEAVE_API_METRICS_PORT === env.PORT) {
+      return { message: 'must differ from PORT', path: ['WEAVE_API_METRICS_PORT'] }
+    }
+  }
+  return undefined
+}
+
 // Without a key (production without WEAVE_SECRETS_KEY, or a public-key JWT setup) the API
 // refuses to register webhooks (503) rather than store a secret it could not protect.
 function secretsKeyOf(env: Env, jwtKey: JwtKeySource): Buffer | undefined {
@@ -215,67 +290,4 @@ function jwtKeySources(env: Env): JwtKeySource[] {
     sources.push({ kind: 'jwks', url: env.WEAVE_JWT_JWKS_URL })
   }
   return sources
-}
-
-// An HMAC secret and a public key must never share an algorithm list: that is what makes
-// algorithm confusion (an HS256 token "signed" with the public key's PEM) impossible.
-function jwtAlgorithms(
-  key: JwtKeySource,
-  configured: JwtAlgorithm[] | undefined,
-): JwtAlgorithm[] | string {
-  if (key.kind === 'secret') {
-    const algorithms = configured ?? ['HS256']
-    const wrong = algorithms.filter((alg) => !HMAC_ALGORITHMS.includes(alg))
-    return wrong.length === 0
-      ? algorithms
-      : `${wrong.join(', ')} cannot be used with WEAVE_JWT_SECRET (HS256, HS384 or HS512 only)`
-  }
-  const wrong = (configured ?? []).filter((alg) => HMAC_ALGORITHMS.includes(alg))
-  if (wrong.length > 0) {
-    return `${wrong.join(', ')} needs WEAVE_JWT_SECRET; a public key or JWKS takes asymmetric algorithms`
-  }
-  if (key.kind === 'jwks') return configured ?? [...DEFAULT_ASYMMETRIC]
-  const compatible = algorithmsForKey(createPublicKey(key.pem))
-  if (configured) {
-    const unusable = configured.filter((alg) => !compatible.includes(alg))
-    return unusable.length === 0
-      ? configured
-      : `${unusable.join(', ')} cannot be used with this public key (it takes ${compatible.join(', ')})`
-  }
-  const defaults = DEFAULT_ASYMMETRIC.filter((alg) => compatible.includes(alg))
-  return defaults.length > 0 ? defaults : compatible
-}
-
-function algorithmsForKey(key: KeyObject): JwtAlgorithm[] {
-  switch (key.asymmetricKeyType) {
-    case 'rsa':
-      return ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']
-    case 'rsa-pss':
-      return ['PS256', 'PS384', 'PS512']
-    case 'ec': {
-      const curve = key.asymmetricKeyDetails?.namedCurve
-      if (curve === 'prime256v1') return ['ES256']
-      if (curve === 'secp384r1') return ['ES384']
-      if (curve === 'secp521r1') return ['ES512']
-      return []
-    }
-    case 'ed25519':
-      return ['EdDSA', 'Ed25519']
-    default:
-      return []
-  }
-}
-
-function publicKeyProblem(pem: string): string | undefined {
-  if (/PRIVATE KEY/.test(pem)) return 'must be a public key, not a private key'
-  let key: KeyObject
-  try {
-    key = createPublicKey(pem)
-  } catch {
-    return 'must be a PEM-encoded public key (SPKI "BEGIN PUBLIC KEY")'
-  }
-  if (algorithmsForKey(key).length === 0) {
-    return 'must be an RSA, EC (P-256, P-384, P-521) or Ed25519 public key'
-  }
-  return undefined
 }

@@ -58,3 +58,56 @@ export function createDependencyChecks(options: {
     },
   }
 }
+
+/** The outcome of every readiness check: undefined when it passed, the error when it failed. */
+export type ReadinessResults = Readonly<Record<string, Error | undefined>>
+
+/** One answer of {@link createCachedReadiness}: `isFresh` when this call ran the checks. */
+export interface ReadinessAnswer {
+  results: Promise<ReadinessResults>
+  isFresh: boolean
+}
+
+/**
+ * Runs the checks at most once per `cacheMs` (concurrent callers share the run in flight) and
+ * answers from the last run in between: `/readyz` needs no credentials, so its rate must not set
+ * the rate of queries to Postgres and Redis (health.test.ts).
+ */
+export function createCachedReadiness(
+  checks: ReadinessChecks,
+  options: { timeoutMs: number; cacheMs: number; now?: () => number },
+): () => ReadinessAnswer {
+  const now = options.now ?? Date.now
+  let last: { at: number; results: Promise<ReadinessResults> } | undefined
+  return () => {
+    if (last && now() - last.at < options.cacheMs) return { results: last.results, isFresh: false }
+    last = { at: now(), results: runChecks(checks, options.timeoutMs) }
+    return { results: last.results, isFresh: true }
+  }
+}
+
+async function runChecks(checks: ReadinessChecks, timeoutMs: number): Promise<ReadinessResults> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await withTimeout(check(), timeoutMs)
+        return [name, undefined] as const
+      } catch (error) {
+        return [name, error instanceof Error ? error : new Error(String(error))] as const
+      }
+    }),
+  )
+  return Object.fromEntries(entries)
+}
+
+async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  try {
+    await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}

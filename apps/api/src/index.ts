@@ -6,8 +6,11 @@ export {
   type Config,
   type JwtConfig,
   type JwtKeySource,
+  type MetricsConfig,
+  type MetricsExposure,
 } from './config.js'
-export { createLogger, scrubUrl, type LoggerOptions } from './logger.js'
+export { createLogger, type LoggerOptions } from './logger.js'
+export { scrubUrl } from './http/scrub-url.js'
 export {
   createDependencyChecks,
   type DependencyChecks,
@@ -15,7 +18,11 @@ export {
   type ReadinessChecks,
 } from './dependency-checks.js'
 export { authPlugin, type AuthHook, type AuthPluginOptions } from './auth/auth-plugin.js'
-export { createJwtVerifier, type JwtVerifier } from './auth/jwt-verifier.js'
+export {
+  createJwtVerifier,
+  type JwtVerifier,
+  type JwtVerifierOptions,
+} from './auth/jwt-verifier.js'
 export { mintDevToken, type DevTokenOptions } from './auth/dev-token.js'
 export { Scope, TenantId, type Principal } from './auth/principal.js'
 export {

@@ -6,6 +6,7 @@ import {
   type Logger,
   type LoggerOptions as PinoOptions,
 } from 'pino'
+import { scrubUrl } from './http/scrub-url.js'
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
@@ -38,12 +39,16 @@ const REDACT_PATHS = [
   'headers.cookie',
   'config.jwt.key.secret',
   'config.llm.apiKey',
+  'config.metrics.token',
+  'config.databaseUrl',
+  'config.migrateDatabaseUrl',
 ]
 
-// Path segments after these prefixes are bearer credentials (single-use approval tokens).
-const SECRET_PATH_PREFIXES = ['/v1/approval-hooks/']
-
-/** The pino logger of a Weave process, with credentials redacted and request URLs scrubbed. */
+/**
+ * The pino logger of a Weave process, with credentials redacted and request URLs scrubbed: the
+ * `req` serializer is what Fastify's "incoming request" line logs, so a token sent in the query
+ * string or an approval link's path never reaches the log (logger.test.ts).
+ */
 export function createLogger(options: LoggerOptions): Logger {
   const loggerOptions: PinoOptions = {
     level: options.level,
@@ -58,10 +63,4 @@ export function createLogger(options: LoggerOptions): Logger {
     },
   }
   return options.destination ? pino(loggerOptions, options.destination) : pino(loggerOptions)
-}
-
-/** A URL safe to log: a credential carried in the path is replaced. */
-export function scrubUrl(url: string): string {
-  const prefix = SECRET_PATH_PREFIXES.find((candidate) => url.startsWith(candidate))
-  return prefix === undefined ? url : `${prefix}[redacted]`
 }

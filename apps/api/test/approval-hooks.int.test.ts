@@ -1,15 +1,8 @@
-import {
-  createApprovalTokens,
-  findApprovalToken,
-  getApproval,
-  listAudit,
-  listRunEvents,
-  withTenant,
-} from '@weave/db'
+import { findApprovalToken, getApproval, listAudit, listRunEvents, withTenant } from '@weave/db'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApprovalHookResult } from '../src/schemas/approval-hooks.js'
 import { randomTenant } from './support/database.js'
-import { seedApproval, type SeedApprovalOptions } from './support/fixtures.js'
+import { seedApproval, seedApprovalLinks, type SeedApprovalOptions } from './support/fixtures.js'
 import { createHarness, expectJson, expectProblem, type Harness } from './support/harness.js'
 
 let h: Harness
@@ -23,17 +16,27 @@ afterAll(async () => h?.close())
 /** A waiting run's pending approval with its two links, as the worker issues them. */
 async function linkedApproval(
   options: SeedApprovalOptions & { linkExpiresAt?: Date } = {},
-): Promise<{ approvalId: string; runId: string; approve: string; reject: string }> {
+): Promise<{
+  approvalId: string
+  runId: string
+  recipient: string
+  approve: string
+  reject: string
+}> {
   const { run, approvalId, materialHash } = await seedApproval(h.database, tenant, options)
-  const tokens = await withTenant(h.database, tenant, (tx) =>
-    createApprovalTokens(tx, {
-      approvalId,
-      materialHash,
-      recipient: `approval-link:${approvalId}`,
-      expiresAt: options.linkExpiresAt ?? new Date(Date.now() + 3_600_000),
-    }),
-  )
-  return { approvalId, runId: run.id, approve: tokens.approve, reject: tokens.reject }
+  const tokens = await seedApprovalLinks(h.database, tenant, {
+    approvalId,
+    materialHash,
+    ...(options.linkExpiresAt ? { expiresAt: options.linkExpiresAt } : {}),
+  })
+  const found = await findApprovalToken(h.database, tokens.approve)
+  return {
+    approvalId,
+    runId: run.id,
+    recipient: found?.recipient ?? '',
+    approve: tokens.approve,
+    reject: tokens.reject,
+  }
 }
 
 const use = (token: string, body?: unknown, requestId?: string) =>
@@ -61,7 +64,8 @@ async function snapshot(approvalId: string, tokens: string[]) {
 
 describe('POST /v1/approval-hooks/{token}', () => {
   it('approves once as the link recipient, with one audit event, and resumes the run', async () => {
-    const { approvalId, runId, approve, reject } = await linkedApproval()
+    const { approvalId, runId, recipient, approve, reject } = await linkedApproval()
+    expect(recipient).toMatch(/^webhook:/)
     const response = await use(
       approve,
       { comment: 'from chat', input: { note: 'ok' } },
@@ -73,25 +77,28 @@ describe('POST /v1/approval-hooks/{token}', () => {
       status: 'approved',
     })
     const approval = await withTenant(h.database, tenant, (tx) => getApproval(tx, approvalId))
-    expect(approval?.decisions.map((d) => [d.subject, d.decision, d.comment])).toEqual([
-      [`approval-link:${approvalId}`, 'approve', 'from chat'],
+    expect(approval?.decisions.map((d) => [d.subject, d.decision, d.comment, d.input])).toEqual([
+      [recipient, 'approve', 'from chat', { note: 'ok' }],
     ])
     const audit = await withTenant(h.database, tenant, (tx) => listAudit(tx, { limit: 200 }))
     const forRequest = audit.items.filter((e) => e.requestId === 'req-link-1')
     expect(forRequest).toHaveLength(1)
     expect(forRequest[0]).toMatchObject({
       action: 'approval.decided-by-link',
-      actor: `approval-link:${approvalId}`,
+      actor: recipient,
       target: { kind: 'approval', id: approvalId },
       details: { decision: 'approve', status: 'approved' },
     })
     const events = await withTenant(h.database, tenant, (tx) => listRunEvents(tx, runId))
     expect(events.map((e) => e.type)).toEqual(['approval.decided'])
     const job = await h.queues.runs.getJob(`resume-${approvalId}`)
-    expect(job?.data).toMatchObject({
+    // The input travels with the decision in the approval step's record, never in the job.
+    expect(job?.data).toEqual({
       runId,
+      tenant,
       reason: 'approval-decided',
-      input: { note: 'ok', review: { status: 'approved' } },
+      atSeq: 2,
+      approvalId,
     })
 
     const before = await snapshot(approvalId, [approve, reject])
@@ -157,6 +164,28 @@ describe('POST /v1/approval-hooks/{token}', () => {
     expectProblem(await use(approve, { decision: 'reject' }), 400)
     const response = await h.app.inject({ method: 'POST', url: `/v1/approval-hooks/${approve}` })
     expect(expectJson(response, 200, ApprovalHookResult).status).toBe('approved')
+  })
+
+  it('refuses input with a reserved __ key (400 naming it) and leaves the link unused', async () => {
+    const { approvalId, approve, reject } = await linkedApproval()
+    const before = await snapshot(approvalId, [approve, reject])
+    const refused = expectProblem(
+      await use(approve, { input: { __budget: 1 } }),
+      400,
+      'validation-failed',
+    )
+    expect(refused.errors?.map((e) => e.path)).toEqual(['/body/input/__budget'])
+    expect(await snapshot(approvalId, [approve, reject])).toEqual(before)
+  })
+
+  it("refuses input that fails the approval step's schema (400) and leaves the link unused", async () => {
+    const { approvalId, approve, reject } = await linkedApproval({
+      inputSchema: { type: 'object', properties: { note: { type: 'string' } } },
+    })
+    const before = await snapshot(approvalId, [approve, reject])
+    const refused = expectProblem(await use(approve, { input: { note: 1 } }), 400)
+    expect(refused.errors?.map((e) => e.path)).toEqual(['/body/input/note'])
+    expect(await snapshot(approvalId, [approve, reject])).toEqual(before)
   })
 
   it('lets only one of two racing uses of a link through', async () => {

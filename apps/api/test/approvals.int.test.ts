@@ -1,10 +1,19 @@
-import { listRunEvents, withTenant } from '@weave/db'
+import { getApproval, listAudit, listRunEvents, withTenant } from '@weave/db'
 import { ApprovalPage, ApprovalView } from '../src/schemas/approvals.js'
 import { RunView } from '../src/schemas/runs.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomTenant } from './support/database.js'
 import { seedApproval } from './support/fixtures.js'
-import { createHarness, expectJson, expectProblem, type Harness } from './support/harness.js'
+import { createApiServices } from '../src/services/api-services.js'
+import { captureLog } from './support.js'
+import {
+  buildTestApp,
+  callerFor,
+  createHarness,
+  expectJson,
+  expectProblem,
+  type Harness,
+} from './support/harness.js'
 
 let h: Harness
 const tenant = randomTenant()
@@ -114,8 +123,15 @@ describe('POST /v1/approvals/{id}/decision', () => {
     const approval = expectJson(response, 200, ApprovalView)
     expect(approval.status).toBe('approved')
     expect(approval.settledAt).toEqual(expect.stringMatching(/Z$/))
+    // The input is kept with the decision (the step's record), never merged into the state.
     expect(approval.decisions).toEqual([
-      { by: 'bob', decision: 'approve', comment: 'fine', at: expect.any(String) },
+      {
+        by: 'bob',
+        decision: 'approve',
+        comment: 'fine',
+        input: { approvedAmount: 20 },
+        at: expect.any(String),
+      },
     ])
     const job = await resumeJob(approvalId)
     expect(job?.name).toBe('resume')
@@ -124,15 +140,7 @@ describe('POST /v1/approvals/{id}/decision', () => {
       tenant,
       reason: 'approval-decided',
       atSeq: 2,
-      input: {
-        approvedAmount: 20,
-        review: {
-          status: 'approved',
-          decisions: [
-            { by: 'bob', decision: 'approve', comment: 'fine', at: approval.decisions[0]?.at },
-          ],
-        },
-      },
+      approvalId,
     })
     const events = await withTenant(h.database, tenant, (tx) => listRunEvents(tx, run.id))
     expect(events.map((e) => [e.type, (e.data as { status?: string }).status])).toEqual([
@@ -145,10 +153,9 @@ describe('POST /v1/approvals/{id}/decision', () => {
     expect(
       expectJson(await decide(approvalId, 'bob', { decision: 'reject' }), 200, ApprovalView).status,
     ).toBe('rejected')
-    const job = await resumeJob(approvalId)
-    expect(job?.data.input.review).toMatchObject({
-      status: 'rejected',
-      decisions: [{ by: 'bob', decision: 'reject', comment: null }],
+    expect((await resumeJob(approvalId))?.data).toMatchObject({
+      reason: 'approval-decided',
+      approvalId,
     })
   })
 
@@ -169,7 +176,7 @@ describe('POST /v1/approvals/{id}/decision', () => {
     )
     expect(second.status).toBe('approved')
     expect(second.decisions.map((d: { by: string }) => d.by)).toEqual(['bob', 'carol'])
-    expect((await resumeJob(approvalId))?.data.input.review.status).toBe('approved')
+    expect((await resumeJob(approvalId))?.data.approvalId).toBe(approvalId)
     expectProblem(
       await decide(approvalId, 'dave', { decision: 'approve' }),
       409,
@@ -244,5 +251,109 @@ describe('POST /v1/approvals/{id}/decision', () => {
     expect(jobs.filter((job) => job.data.runId === run.id).map((job) => job.id)).toEqual([
       `resume-${approvalId}`,
     ])
+  })
+})
+
+describe('decision input', () => {
+  const REASON_SCHEMA = {
+    type: 'object',
+    required: ['reason'],
+    properties: { reason: { type: 'string' } },
+  }
+
+  it('refuses a top-level __ key with 400 naming it, and decides nothing', async () => {
+    const { approvalId } = await seedApproval(h.database, tenant)
+    const refused = expectProblem(
+      await decide(approvalId, 'bob', { decision: 'approve', input: { ok: 1, __yield: true } }),
+      400,
+      'validation-failed',
+    )
+    expect(refused.errors).toEqual([{ path: '/body/input/__yield', message: expect.any(String) }])
+    const approval = await withTenant(h.database, tenant, (tx) => getApproval(tx, approvalId))
+    expect(approval).toMatchObject({ status: 'pending', decisions: [] })
+  })
+
+  it("refuses input that fails the approval step's schema with 400 naming the path", async () => {
+    const { approvalId } = await seedApproval(h.database, tenant, { inputSchema: REASON_SCHEMA })
+    const refused = expectProblem(
+      await decide(approvalId, 'bob', { decision: 'approve', input: { reason: 7 } }),
+      400,
+      'validation-failed',
+    )
+    expect(refused.errors?.map((e) => e.path)).toEqual(['/body/input/reason'])
+    expect(await resumeJob(approvalId)).toBeUndefined()
+    const decided = expectJson(
+      await decide(approvalId, 'bob', { decision: 'approve', input: { reason: 'checked' } }),
+      200,
+      ApprovalView,
+    )
+    expect(decided.decisions[0]?.input).toEqual({ reason: 'checked' })
+  })
+})
+
+describe('decision Idempotency-Key', () => {
+  const decideWithKey = (approvalId: string, key: string, body: Record<string, unknown>) =>
+    h.call({
+      method: 'POST',
+      url: `/v1/approvals/${approvalId}/decision`,
+      token: tokens.bob,
+      body,
+      headers: { 'idempotency-key': key },
+    })
+
+  it('answers a retried identical decision as the first, and 409 for the key with another body', async () => {
+    const { run, approvalId } = await seedApproval(h.database, tenant, { required: 2 })
+    const body = { decision: 'approve', comment: 'once' }
+    const first = expectJson(await decideWithKey(approvalId, 'k-1', body), 200, ApprovalView)
+    // The same body with its keys in another order is the same request.
+    const retried = expectJson(
+      await decideWithKey(approvalId, 'k-1', { comment: 'once', decision: 'approve' }),
+      200,
+      ApprovalView,
+    )
+    expect(retried).toEqual(first)
+    expect(retried.decisions).toHaveLength(1)
+    expectProblem(
+      await decideWithKey(approvalId, 'k-1', { decision: 'reject' }),
+      409,
+      'idempotency-conflict',
+    )
+    expectProblem(await decideWithKey(approvalId, 'k-2', body), 409, 'already-decided')
+    const events = await withTenant(h.database, tenant, (tx) => listRunEvents(tx, run.id))
+    expect(events.map((e) => e.type)).toEqual(['approval.decided'])
+    const audit = await withTenant(h.database, tenant, (tx) =>
+      listAudit(tx, { targetId: approvalId, limit: 50 }),
+    )
+    expect(audit.items).toHaveLength(1)
+  })
+})
+
+describe('a decision whose resume cannot be enqueued', () => {
+  it('still answers 200: the decision stands and the reconciler adds the job', async () => {
+    const log = captureLog()
+    const services = createApiServices({
+      database: h.database,
+      jobs: {
+        enqueue: async () => {
+          throw new Error('redis away')
+        },
+      },
+      registry: h.registry,
+      log: log.log,
+    })
+    const app = await buildTestApp(services)
+    try {
+      const { approvalId } = await seedApproval(h.database, tenant)
+      const response = await callerFor(app)({
+        method: 'POST',
+        url: `/v1/approvals/${approvalId}/decision`,
+        token: tokens.bob,
+        body: { decision: 'approve' },
+      })
+      expect(expectJson(response, 200, ApprovalView).status).toBe('approved')
+      expect(log.lines().some((line) => line.includes('the reconciler will enqueue it'))).toBe(true)
+    } finally {
+      await app.close()
+    }
   })
 })

@@ -114,9 +114,9 @@ describe('the audit log', () => {
 
     const waiting = await startRun(3)
     const waitingOn = {
-      kind: 'input',
+      kind: 'input' as const,
       step: 'ask',
-      atSeq: 1,
+      atSeq: 0,
       prompt: null,
       schema: null,
       saveAs: null,

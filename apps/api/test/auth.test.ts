@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
@@ -14,12 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildApp } from '../src/app.js'
 import { mintDevToken } from '../src/auth/dev-token.js'
-import { createJwtVerifier } from '../src/auth/jwt-verifier.js'
+import { createJwtVerifier, type JwtVerifierOptions } from '../src/auth/jwt-verifier.js'
 import { ServiceUnavailableError, UnauthorizedError } from '../src/http/app-errors.js'
 import { problemResponses } from '../src/http/problem-responses.js'
 import { SECRET, captureLog, testConfig } from './support.js'
 
 const secretKey = new TextEncoder().encode(SECRET)
+// Public keys and key sets are only accepted pinned to an issuer.
+const ISSUER = 'https://idp.test'
 
 function claims(overrides: JWTPayload = {}): JWTPayload {
   return { tid: 'acme', sub: 'user-1', scope: 'runs:read runs:write', aud: 'weave', ...overrides }
@@ -149,19 +152,58 @@ describe('the JWT verifier with an RS256 public key', () => {
 
   it('accepts an RS256 token signed with the matching private key', async () => {
     const verifier = createJwtVerifier(
-      testConfig({ WEAVE_JWT_SECRET: '', WEAVE_JWT_PUBLIC_KEY: publicPem }).jwt,
+      testConfig({
+        WEAVE_JWT_SECRET: '',
+        WEAVE_JWT_PUBLIC_KEY: publicPem,
+        WEAVE_JWT_ISSUER: ISSUER,
+      }).jwt,
     )
-    const principal = await verifier.verify(await sign(claims(), privateKey, { alg: 'RS256' }))
+    const token = await sign(claims({ iss: ISSUER }), privateKey, { alg: 'RS256' })
+    const principal = await verifier.verify(token)
     expect(principal.subject).toBe('user-1')
   })
 
   it('refuses an HS256 token whose HMAC key is the public key PEM (algorithm confusion)', async () => {
-    const config = testConfig({ WEAVE_JWT_SECRET: '', WEAVE_JWT_PUBLIC_KEY: publicPem })
+    const config = testConfig({
+      WEAVE_JWT_SECRET: '',
+      WEAVE_JWT_PUBLIC_KEY: publicPem,
+      WEAVE_JWT_ISSUER: ISSUER,
+    })
     expect(config.jwt.algorithms).toEqual(['RS256'])
     const verifier = createJwtVerifier(config.jwt)
-    const forged = await sign(claims(), new TextEncoder().encode(publicPem), { alg: 'HS256' })
+    const forged = await sign(claims({ iss: ISSUER }), new TextEncoder().encode(publicPem), {
+      alg: 'HS256',
+    })
     const error = await rejection(verifier.verify(forged))
     expect(error.message).toBe("The token's algorithm is not accepted.")
+  })
+
+  it('refuses a token from another issuer signed with the configured key', async () => {
+    const verifier = createJwtVerifier(
+      testConfig({
+        WEAVE_JWT_SECRET: '',
+        WEAVE_JWT_PUBLIC_KEY: publicPem,
+        WEAVE_JWT_ISSUER: ISSUER,
+      }).jwt,
+    )
+    for (const iss of [undefined, 'https://other-app.idp.test']) {
+      const error = await rejection(
+        verifier.verify(await sign(claims({ iss }), privateKey, { alg: 'RS256' })),
+      )
+      expect(error).toBeInstanceOf(UnauthorizedError)
+    }
+  })
+
+  it('cannot be built without an issuer, even bypassing loadConfig', () => {
+    const jwt = {
+      ...testConfig({
+        WEAVE_JWT_SECRET: '',
+        WEAVE_JWT_PUBLIC_KEY: publicPem,
+        WEAVE_JWT_ISSUER: ISSUER,
+      }).jwt,
+      issuer: undefined,
+    }
+    expect(() => createJwtVerifier(jwt)).toThrow(/issuer/)
   })
 
   it('refuses an RS256 token when configured with a secret', async () => {
@@ -178,14 +220,16 @@ describe('the JWT verifier with a JWKS URL', () => {
   let url: string
   let signingKey: CryptoKey
   let jwksStatus = 200
+  let fetches = 0
 
   beforeAll(async () => {
     const pair = await generateKeyPair('ES256', { extractable: true })
     signingKey = pair.privateKey
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' }
     server = createServer((_request, response) => {
+      fetches += 1
       response.writeHead(jwksStatus, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ keys: [jwk] }))
+      response.end(jwksStatus === 200 ? JSON.stringify({ keys: [jwk] }) : '{"error":"down"}')
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`
@@ -195,33 +239,141 @@ describe('the JWT verifier with a JWKS URL', () => {
     await new Promise((resolve) => server.close(resolve))
   })
 
-  function jwksVerifier() {
-    return createJwtVerifier(testConfig({ WEAVE_JWT_SECRET: '', WEAVE_JWT_JWKS_URL: url }).jwt)
+  function jwksConfig() {
+    return testConfig({ WEAVE_JWT_SECRET: '', WEAVE_JWT_JWKS_URL: url, WEAVE_JWT_ISSUER: ISSUER })
+  }
+
+  function jwksVerifier(keySet: JwtVerifierOptions['keySet'] = {}) {
+    return createJwtVerifier(jwksConfig().jwt, { keySet })
+  }
+
+  /** A clock the test moves: cooldowns pass when the test says so, never by waiting. */
+  function manualClock() {
+    let now = Date.now()
+    return { now: () => now, advance: (ms: number) => void (now += ms) }
+  }
+
+  function validToken(): Promise<string> {
+    return sign(claims({ iss: ISSUER }), signingKey, { alg: 'ES256', kid: 'key-1' })
+  }
+
+  /** Well-formed tokens signed by a key nobody published, each naming a random `kid`. */
+  async function forgedTokens(count: number): Promise<string[]> {
+    const stranger = await generateKeyPair('ES256')
+    return Promise.all(
+      Array.from({ length: count }, () =>
+        sign(claims({ iss: ISSUER }), stranger.privateKey, {
+          alg: 'ES256',
+          kid: randomBytes(8).toString('hex'),
+        }),
+      ),
+    )
   }
 
   it('accepts a token signed by a key of the set', async () => {
-    const token = await sign(claims(), signingKey, { alg: 'ES256', kid: 'key-1' })
-    await expect(jwksVerifier().verify(token)).resolves.toMatchObject({ tenant: 'acme' })
+    await expect(jwksVerifier().verify(await validToken())).resolves.toMatchObject({
+      tenant: 'acme',
+    })
   })
 
   it('refuses a token whose key is not in the set', async () => {
-    const stranger = await generateKeyPair('ES256')
-    const token = await sign(claims(), stranger.privateKey, { alg: 'ES256', kid: 'key-2' })
-    const error = await rejection(jwksVerifier().verify(token))
+    const [token] = await forgedTokens(1)
+    const error = await rejection(jwksVerifier().verify(token!))
     expect(error).toBeInstanceOf(UnauthorizedError)
   })
 
   it('answers 503, not 401, when the key set cannot be fetched', async () => {
     jwksStatus = 500
     try {
-      const token = await sign(claims(), signingKey, { alg: 'ES256', kid: 'key-1' })
-      const error = await rejection(jwksVerifier().verify(token))
+      const error = await rejection(jwksVerifier().verify(await validToken()))
       expect(error).toBeInstanceOf(ServiceUnavailableError)
+      expect((error as ServiceUnavailableError).headers['retry-after']).toMatch(/^\d+$/)
+    } finally {
+      jwksStatus = 200
+    }
+  })
+
+  it('fetches a failing key set at most once per retry window, whatever kids the tokens name', async () => {
+    jwksStatus = 500
+    try {
+      const clock = manualClock()
+      const verifier = jwksVerifier({ now: clock.now, retryMs: 5_000 })
+      const tokens = await forgedTokens(100)
+      const before = fetches
+      // Half at once, half one after another: neither concurrency nor order adds a fetch.
+      const errors = await Promise.all(
+        tokens.slice(0, 50).map((t) => rejection(verifier.verify(t))),
+      )
+      for (const token of tokens.slice(50)) errors.push(await rejection(verifier.verify(token)))
+      expect(fetches - before).toBe(1)
+      // No key set was ever obtained: the outage is the server's, not the tokens' fault.
+      expect(errors.every((error) => error instanceof ServiceUnavailableError)).toBe(true)
+
+      clock.advance(5_000)
+      await rejection(verifier.verify(tokens[0]!))
+      expect(fetches - before).toBe(2)
+    } finally {
+      jwksStatus = 200
+    }
+  })
+
+  it('answers 401 to unknown kids during an outage once a key set was fetched, and still accepts known keys', async () => {
+    const clock = manualClock()
+    const verifier = jwksVerifier({ now: clock.now, cooldownMs: 30_000, retryMs: 5_000 })
+    const before = fetches
+    await expect(verifier.verify(await validToken())).resolves.toMatchObject({ tenant: 'acme' })
+    jwksStatus = 500
+    try {
+      // Past the cooldown an unknown kid may look for a rotated key: one fetch, which fails.
+      clock.advance(30_000)
+      const errors = await Promise.all(
+        (await forgedTokens(100)).map((token) => rejection(verifier.verify(token))),
+      )
+      expect(fetches - before).toBe(2)
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(UnauthorizedError)
+        expect(error.message).toBe('No known key matches the token.')
+      }
+      await expect(verifier.verify(await validToken())).resolves.toMatchObject({ tenant: 'acme' })
+      expect(fetches - before).toBe(2)
+
+      // Over HTTP: 401 with error="invalid_token", no 503, no fetch.
+      const app = buildApp({
+        config: jwksConfig(),
+        log: captureLog().log,
+        verifier,
+        routes: [whoami],
+      })
+      const [forged] = await forgedTokens(1)
+      const response = await app.inject({
+        method: 'GET',
+        url: '/v1/whoami',
+        headers: { authorization: `Bearer ${forged}` },
+      })
+      expect(response.statusCode).toBe(401)
+      expect(response.headers['www-authenticate']).toContain('error="invalid_token"')
+      expect(fetches - before).toBe(2)
     } finally {
       jwksStatus = 200
     }
   })
 })
+
+const whoami: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/v1/whoami',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        operationId: 'whoami',
+        summary: 'Any valid token',
+        tags: ['runs'],
+        response: { 200: z.object({ subject: z.string() }), ...problemResponses(401) },
+      },
+    },
+    async (request) => ({ subject: request.principal.subject }),
+  )
+}
 
 describe('the auth hooks', () => {
   const probe: FastifyPluginAsyncZod = async (app) => {

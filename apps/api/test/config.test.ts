@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../src/config.js'
 
 const SECRET = 's'.repeat(32)
+const ISSUER = 'https://idp.example.com'
+const JWKS = { WEAVE_JWT_JWKS_URL: 'https://idp/jwks', WEAVE_JWT_ISSUER: ISSUER }
+
+/** A public-key configuration (public keys need an issuer). */
+function withPublicKey(pem: string, env: Record<string, string> = {}) {
+  return { WEAVE_JWT_PUBLIC_KEY: pem, WEAVE_JWT_ISSUER: ISSUER, ...env }
+}
 
 function configError(env: Record<string, string>): string {
   try {
@@ -30,7 +37,9 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       host: '0.0.0.0',
-      databaseUrl: 'postgres://postgres@127.0.0.1:5432/weave',
+      databaseUrl: 'postgres://weave_runtime@127.0.0.1:5432/weave',
+      migrateDatabaseUrl: 'postgres://postgres@127.0.0.1:5432/weave',
+      isProduction: false,
       redisUrl: 'redis://127.0.0.1:6379',
       logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
@@ -46,6 +55,11 @@ describe('loadConfig', () => {
         tenantClaim: 'tid',
         clockSkewSeconds: 30,
       },
+      sse: { maxStreams: 1_000, maxStreamsPerTenant: 100, drainTimeoutMs: 30_000 },
+      trustProxy: false,
+      docs: true,
+      metrics: { exposure: { kind: 'main' }, token: undefined, refreshMs: 15_000 },
+      readinessCacheMs: 2_000,
     })
     expect(config.jwt.issuer).toBeUndefined()
   })
@@ -113,36 +127,28 @@ describe('loadConfig', () => {
     expect(configError({ WEAVE_JWT_SECRET: SECRET, WEAVE_JWT_ALGORITHMS: 'RS256' })).toContain(
       'cannot be used with WEAVE_JWT_SECRET',
     )
-    expect(
-      configError({ WEAVE_JWT_JWKS_URL: 'https://idp/jwks', WEAVE_JWT_ALGORITHMS: 'RS256,HS256' }),
-    ).toContain('HS256 needs WEAVE_JWT_SECRET')
+    expect(configError({ ...JWKS, WEAVE_JWT_ALGORITHMS: 'RS256,HS256' })).toContain(
+      'HS256 needs WEAVE_JWT_SECRET',
+    )
   })
 
   it('defaults the algorithms per key kind', () => {
-    expect(loadConfig({ WEAVE_JWT_JWKS_URL: 'https://idp/jwks' }).jwt.algorithms).toEqual([
-      'RS256',
-      'ES256',
-      'EdDSA',
-    ])
-    expect(loadConfig({ WEAVE_JWT_PUBLIC_KEY: publicPem('rsa') }).jwt.algorithms).toEqual(['RS256'])
-    expect(loadConfig({ WEAVE_JWT_PUBLIC_KEY: publicPem('ec') }).jwt.algorithms).toEqual(['ES256'])
-    expect(loadConfig({ WEAVE_JWT_PUBLIC_KEY: publicPem('ed25519') }).jwt.algorithms).toEqual([
-      'EdDSA',
-    ])
-    expect(loadConfig({ WEAVE_JWT_PUBLIC_KEY: publicPem('ec', 'P-384') }).jwt.algorithms).toEqual([
-      'ES384',
-    ])
+    expect(loadConfig(JWKS).jwt.algorithms).toEqual(['RS256', 'ES256', 'EdDSA'])
+    expect(loadConfig(withPublicKey(publicPem('rsa'))).jwt.algorithms).toEqual(['RS256'])
+    expect(loadConfig(withPublicKey(publicPem('ec'))).jwt.algorithms).toEqual(['ES256'])
+    expect(loadConfig(withPublicKey(publicPem('ed25519'))).jwt.algorithms).toEqual(['EdDSA'])
+    expect(loadConfig(withPublicKey(publicPem('ec', 'P-384'))).jwt.algorithms).toEqual(['ES384'])
   })
 
   it('refuses algorithms the public key cannot verify', () => {
     expect(
-      configError({ WEAVE_JWT_PUBLIC_KEY: publicPem('rsa'), WEAVE_JWT_ALGORITHMS: 'ES256' }),
+      configError(withPublicKey(publicPem('rsa'), { WEAVE_JWT_ALGORITHMS: 'ES256' })),
     ).toContain('ES256 cannot be used with this public key')
   })
 
   it('accepts a PEM flattened with literal \\n', () => {
     const flat = publicPem('ec').replaceAll('\n', '\\n')
-    expect(loadConfig({ WEAVE_JWT_PUBLIC_KEY: flat }).jwt.key.kind).toBe('public-key')
+    expect(loadConfig(withPublicKey(flat)).jwt.key.kind).toBe('public-key')
   })
 
   it('refuses a private key or garbage as the public key', () => {
@@ -150,5 +156,99 @@ describe('loadConfig', () => {
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
     expect(configError({ WEAVE_JWT_PUBLIC_KEY: pem })).toContain('not a private key')
     expect(configError({ WEAVE_JWT_PUBLIC_KEY: 'not a key' })).toContain('PEM-encoded public key')
+  })
+
+  it('refuses a JWKS URL or a public key without WEAVE_JWT_ISSUER, naming the variable', () => {
+    const jwks = configError({ WEAVE_JWT_JWKS_URL: 'https://idp/jwks' })
+    expect(jwks).toMatch(/WEAVE_JWT_ISSUER/)
+    expect(jwks).toContain('is required with WEAVE_JWT_JWKS_URL')
+    const pem = configError({ WEAVE_JWT_PUBLIC_KEY: publicPem('ec') })
+    expect(pem).toContain('is required with WEAVE_JWT_PUBLIC_KEY')
+    expect(loadConfig(JWKS).jwt.issuer).toBe(ISSUER)
+  })
+
+  it('reads WEAVE_TRUST_PROXY as true/false, a hop count or a list of addresses and ranges', () => {
+    const trust = (value: string) =>
+      loadConfig({ WEAVE_JWT_SECRET: SECRET, WEAVE_TRUST_PROXY: value })
+    expect(trust('true').trustProxy).toBe(true)
+    expect(trust('false').trustProxy).toBe(false)
+    expect(trust('2').trustProxy).toBe(2)
+    expect(trust('10.0.0.0/8, 192.168.1.7,::1, fd00::/8, loopback').trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.7',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ])
+    for (const bad of ['yes', '10.0.0.0/33', 'proxy.internal', '999']) {
+      expect(configError({ WEAVE_JWT_SECRET: SECRET, WEAVE_TRUST_PROXY: bad })).toContain(
+        'WEAVE_TRUST_PROXY',
+      )
+    }
+  })
+
+  it('serves metrics on PORT by default, on a port of their own, or not at all', () => {
+    const metrics = (env: Record<string, string>) =>
+      loadConfig({ WEAVE_JWT_SECRET: SECRET, HOST: '10.1.2.3', ...env }).metrics
+    expect(metrics({ WEAVE_API_METRICS_PORT: '9464' }).exposure).toEqual({
+      kind: 'port',
+      port: 9464,
+      host: '10.1.2.3',
+    })
+    expect(
+      metrics({ WEAVE_API_METRICS_PORT: '9464', WEAVE_API_METRICS_HOST: '127.0.0.1' }).exposure,
+    ).toMatchObject({ host: '127.0.0.1' })
+    expect(metrics({ WEAVE_API_METRICS: 'off' }).exposure).toEqual({ kind: 'off' })
+    expect(
+      configError({
+        WEAVE_JWT_SECRET: SECRET,
+        WEAVE_API_METRICS: 'off',
+        WEAVE_API_METRICS_PORT: '9464',
+      }),
+    ).toContain('WEAVE_API_METRICS_PORT')
+    expect(
+      configError({ WEAVE_JWT_SECRET: SECRET, PORT: '9464', WEAVE_API_METRICS_PORT: '9464' }),
+    ).toContain('must differ from PORT')
+  })
+
+  it('takes a metrics token of at least 32 characters and never prints a rejected one', () => {
+    const token = 'm'.repeat(32)
+    expect(loadConfig({ WEAVE_JWT_SECRET: SECRET, WEAVE_METRICS_TOKEN: token }).metrics.token).toBe(
+      token,
+    )
+    const message = configError({
+      WEAVE_JWT_SECRET: SECRET,
+      WEAVE_METRICS_TOKEN: 'hunter2-metrics',
+    })
+    expect(message).toContain('WEAVE_METRICS_TOKEN')
+    expect(message).not.toContain('hunter2')
+  })
+
+  it('serves the docs by default outside production and only when asked in production', () => {
+    const docs = (env: Record<string, string>) =>
+      loadConfig({ WEAVE_JWT_SECRET: SECRET, ...env }).docs
+    expect(docs({})).toBe(true)
+    expect(docs({ WEAVE_DOCS: 'off' })).toBe(false)
+    expect(docs({ NODE_ENV: 'production' })).toBe(false)
+    expect(docs({ NODE_ENV: 'production', WEAVE_DOCS: 'on' })).toBe(true)
+    expect(configError({ WEAVE_JWT_SECRET: SECRET, WEAVE_DOCS: 'maybe' })).toContain('WEAVE_DOCS')
+  })
+
+  it('runs as the runtime login of WEAVE_DATABASE_URL and migrates as WEAVE_MIGRATE_DATABASE_URL', () => {
+    const runtime = 'postgres://weave_api:pw@db.internal:5432/orders'
+    const urls = (env: Record<string, string>) => {
+      const config = loadConfig({ WEAVE_JWT_SECRET: SECRET, ...env })
+      return { runtime: config.databaseUrl, migrate: config.migrateDatabaseUrl }
+    }
+    expect(urls({ WEAVE_DATABASE_URL: runtime })).toEqual({
+      runtime,
+      migrate: 'postgres://postgres@db.internal:5432/orders',
+    })
+    const legacy = 'postgres://postgres@127.0.0.1:5432/weave_e2e'
+    expect(urls({ DATABASE_URL: legacy })).toEqual({ runtime: legacy, migrate: legacy })
+    expect(configError({ WEAVE_JWT_SECRET: SECRET, WEAVE_MIGRATE_DATABASE_URL: 'x' })).toContain(
+      'WEAVE_MIGRATE_DATABASE_URL',
+    )
+    expect(loadConfig({ WEAVE_JWT_SECRET: SECRET, NODE_ENV: 'production' }).isProduction).toBe(true)
   })
 })

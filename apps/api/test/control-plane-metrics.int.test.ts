@@ -76,9 +76,10 @@ describe('GET /metrics', () => {
         await openApproval(tx, { runId: run.id, step: 'review', seq: 1, title: `t${i}` })
       }
     })
-    await queues.scheduleWait(
+    await queues.enqueue(
+      'waitElapsed',
       { runId: '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11', tenant, step: 'pause', seq: 1 },
-      3_600_000,
+      { delayMs: 3_600_000 },
     )
     await app.inject({ method: 'GET', url: '/healthz' })
 
@@ -97,6 +98,56 @@ describe('GET /metrics', () => {
     expect(jobs?.samples.some((s) => s.labels.queue === 'broken')).toBe(false)
     const errors = (await scrape()).get('weave_metrics_collect_errors_total')
     expect(value(errors, { source: 'redis' })).toBeGreaterThanOrEqual(1)
+  })
+
+  it('reads Postgres and Redis at most once per refresh interval however often it is scraped', async () => {
+    let now = Date.now()
+    let queueReads = 0
+    const counted = {
+      name: 'counted',
+      getJobCounts: async () => {
+        queueReads += 1
+        return { waiting: queueReads }
+      },
+    }
+    const own = new Registry()
+    registerControlPlaneMetrics(own, {
+      database: db.database,
+      queues: [counted],
+      refreshMs: 15_000,
+      now: () => now,
+    })
+    const scraper = buildApp({
+      config: testConfig({ LOG_LEVEL: 'warn' }),
+      log: captureLog().log,
+      metrics: own,
+    })
+    try {
+      const scrapeOwn = async () => {
+        const response = await scraper.inject({ method: 'GET', url: '/metrics' })
+        expect(response.statusCode).toBe(200)
+        return parsePrometheusText(response.body)
+      }
+      // Twenty at once, then twenty one after another, all within one interval.
+      const families = await Promise.all(Array.from({ length: 20 }, scrapeOwn))
+      for (let i = 0; i < 20; i++) families.push(await scrapeOwn())
+      expect(queueReads).toBe(1)
+      const last = families.at(-1)!
+      expect(value(last.get('weave_metrics_refreshes_total'))).toBe(1)
+      expect(value(last.get('weave_queue_jobs'), { queue: 'counted', state: 'waiting' })).toBe(1)
+      expect(last.get('weave_runs')?.samples.length).toBeGreaterThan(0)
+
+      now += 14_999
+      await scrapeOwn()
+      expect(queueReads).toBe(1)
+      now += 1
+      const next = await scrapeOwn()
+      expect(queueReads).toBe(2)
+      expect(value(next.get('weave_queue_jobs'), { queue: 'counted', state: 'waiting' })).toBe(2)
+      expect(value((await scrapeOwn()).get('weave_metrics_refreshes_total'))).toBe(2)
+    } finally {
+      await scraper.close()
+    }
   })
 
   it('is checked by a strict parser that refuses malformed exposition text', () => {

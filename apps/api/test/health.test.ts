@@ -66,4 +66,36 @@ describe('health and readiness', () => {
       'weave_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 1',
     )
   })
+
+  it('runs the /readyz checks at most once per cache window however often it is asked', async () => {
+    let now = Date.now()
+    let runs = 0
+    let isRedisUp = true
+    const app = buildApp({
+      config: testConfig({ WEAVE_READYZ_CACHE_MS: '2000' }),
+      log: captureLog().log,
+      now: () => now,
+      checks: {
+        postgres: async () => {
+          runs += 1
+        },
+        redis: async () => {
+          if (!isRedisUp) throw new Error('redis away')
+        },
+      },
+    })
+    const ask = () => app.inject({ method: 'GET', url: '/readyz' })
+    const answers = await Promise.all(Array.from({ length: 25 }, ask))
+    for (let i = 0; i < 25; i++) answers.push(await ask())
+    expect(answers.every((answer) => answer.statusCode === 200)).toBe(true)
+    expect(runs).toBe(1)
+
+    // A failure is cached too, and seen by the next window's check.
+    isRedisUp = false
+    expect((await ask()).statusCode).toBe(200)
+    now += 2_000
+    expect((await ask()).statusCode).toBe(503)
+    expect((await ask()).statusCode).toBe(503)
+    expect(runs).toBe(2)
+  })
 })

@@ -1,8 +1,8 @@
-import { getApproval, listRunEvents, withTenant } from '@weave/db'
+import { getApproval, getRun, listAudit, listRunEvents, withTenant } from '@weave/db'
 import { RunView } from '../src/schemas/runs.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomTenant } from './support/database.js'
-import { moveRun, seedApproval, seedRun } from './support/fixtures.js'
+import { moveRun, seedApproval, seedRun, setCheckpointSeq } from './support/fixtures.js'
 import { createHarness, expectJson, expectProblem, type Harness } from './support/harness.js'
 
 let h: Harness
@@ -64,17 +64,25 @@ describe('POST /v1/runs/{id}/cancel', () => {
 })
 
 describe('POST /v1/runs/{id}/resume', () => {
-  it("resumes a run waiting on an input step with input valid against the step's schema", async () => {
+  /** A run waiting on the input step `ask` at checkpoint `seq`, as a worker leaves it. */
+  async function waitingForInput(seq: number) {
     const run = await seedRun(h.database, tenant)
-    const waitingOn = {
+    await moveRun(h.database, tenant, run.id, 'waiting', {
       kind: 'input',
       step: 'ask',
-      atSeq: 3,
+      atSeq: seq,
       prompt: 'Where?',
       schema: ADDRESS_SCHEMA,
       saveAs: 'where',
-    }
-    await moveRun(h.database, tenant, run.id, 'waiting', waitingOn)
+    })
+    await setCheckpointSeq(h.database, tenant, run.id, seq)
+    return run
+  }
+  const pendingResume = async (runId: string) =>
+    (await withTenant(h.database, tenant, (tx) => getRun(tx, runId)))?.pendingResume
+
+  it("resumes a run waiting on an input step with input valid against the step's schema", async () => {
+    const run = await waitingForInput(3)
     const bad = expectProblem(
       await resume(run.id, { input: { address: 12 } }),
       400,
@@ -82,6 +90,7 @@ describe('POST /v1/runs/{id}/resume', () => {
     )
     expect(bad.errors?.map((e) => e.path)).toEqual(['/body/input/address'])
     expect(await h.queues.runs.getJob(`resume-input-${run.id}-3`)).toBeUndefined()
+    expect(await pendingResume(run.id)).toBeNull()
     const resumed = expectJson(
       await resume(run.id, { input: { address: '1 Main St' } }),
       202,
@@ -90,25 +99,65 @@ describe('POST /v1/runs/{id}/resume', () => {
     expect(resumed.id).toBe(run.id)
     const job = await h.queues.runs.getJob(`resume-input-${run.id}-3`)
     expect(job?.name).toBe('resume')
-    expect(job?.data).toEqual({
-      runId: run.id,
-      tenant,
-      input: { address: '1 Main St' },
+    // The job only points at the run: the input waits on the run row for the worker.
+    expect(job?.data).toEqual({ runId: run.id, tenant, reason: 'input', atSeq: 3 })
+    expect(await pendingResume(run.id)).toMatchObject({
       reason: 'input',
+      input: { address: '1 Main St' },
       atSeq: 3,
+      by: 'alice',
     })
   })
 
-  it('retries a failed run once per failure', async () => {
+  it('takes one of two concurrent resumes: one 202, one 409, one audit event', async () => {
+    const run = await waitingForInput(2)
+    const answers = await Promise.all([
+      resume(run.id, { input: { address: 'first' } }),
+      resume(run.id, { input: { address: 'second' } }),
+    ])
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([202, 409])
+    const refused = answers.find((a) => a.statusCode === 409)
+    expectProblem(refused as (typeof answers)[number], 409, 'run-not-resumable')
+    const taken = answers.findIndex((a) => a.statusCode === 202)
+    expect(await pendingResume(run.id)).toMatchObject({
+      input: { address: taken === 0 ? 'first' : 'second' },
+    })
+    const audit = await withTenant(h.database, tenant, (tx) =>
+      listAudit(tx, { targetId: run.id, limit: 50 }),
+    )
+    expect(audit.items.map((e) => e.action)).toEqual(['run.resumed'])
+  })
+
+  it('retries a failed run once: a second retry waits for the first', async () => {
     const run = await seedRun(h.database, tenant)
-    const failed = await moveRun(h.database, tenant, run.id, 'failed')
+    await moveRun(h.database, tenant, run.id, 'failed')
     expectJson(await resume(run.id), 202)
-    expectJson(await resume(run.id), 202)
-    const job = await h.queues.runs.getJob(`resume-retry-${run.id}-${failed.updatedAt.getTime()}`)
-    expect(job?.data).toEqual({ runId: run.id, tenant, input: {}, reason: 'retry' })
+    expectProblem(await resume(run.id), 409, 'run-not-resumable')
+    const job = await h.queues.runs.getJob(`resume-retry-${run.id}-0`)
+    expect(job?.data).toEqual({ runId: run.id, tenant, reason: 'retry', atSeq: 0 })
     expect(
       (await h.queues.runs.getJobs(['waiting'])).filter((j) => j.data.runId === run.id),
     ).toHaveLength(1)
+  })
+
+  it('refuses resume input with a reserved key or an approval record key, naming it', async () => {
+    const run = await waitingForInput(1)
+    const reserved = expectProblem(
+      await resume(run.id, { input: { address: 'x', __budget: 1000 } }),
+      400,
+      'validation-failed',
+    )
+    expect(reserved.errors?.map((e) => e.path)).toEqual(['/body/input/__budget'])
+    const failed = await seedRun(h.database, tenant)
+    await moveRun(h.database, tenant, failed.id, 'failed')
+    const forged = expectProblem(
+      await resume(failed.id, { input: { review: { status: 'approved' } } }),
+      400,
+      'validation-failed',
+    )
+    expect(forged.errors?.map((e) => e.path)).toEqual(['/body/input/review'])
+    expect(await pendingResume(run.id)).toBeNull()
+    expect(await pendingResume(failed.id)).toBeNull()
   })
 
   it('answers 409 for a run waiting on an approval or a timer, and for queued, running or finished runs', async () => {

@@ -5,7 +5,6 @@ import {
   registerGraphVersion,
   transitionRun,
   withTenant,
-  type RunEventType,
 } from '@weave/db'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSse, type SseStream } from '../../../test/support/sse-client.js'
@@ -33,7 +32,7 @@ beforeAll(async () => {
   await wakeups.listening
   services = createApiServices({
     database: db.database,
-    queues: { enqueueRun: async () => undefined, enqueueResume: async () => undefined },
+    jobs: { enqueue: async () => true },
     // Polls too rarely to explain a live event: only the LISTEN wake-up can deliver one in time.
     runEvents: { wakeups, pollMs: 60_000, heartbeatMs: HEARTBEAT_MS, maxStreams: 2 },
   })
@@ -65,8 +64,17 @@ function tokenFor(t: string, scopes: readonly Scope[]): Promise<string> {
   })
 }
 
+/** Valid payloads of the event types these tests append. */
+const EVENT_DATA = {
+  'run.queued': { graph: 'g', version: 1 },
+  'run.started': {},
+  'step.completed': { step: 'a', seq: 1 },
+  'run.completed': { steps: 1, lastStep: 'a' },
+}
+type SeededType = keyof typeof EVENT_DATA
+
 /** A run with the given events already appended, as a worker would have. */
-async function seedRun(types: RunEventType[]): Promise<string> {
+async function seedRun(types: SeededType[]): Promise<string> {
   return withTenant(db.database, tenant, async (tx) => {
     const name = `g-${Math.random().toString(36).slice(2, 8)}`
     const spec = { entry: 'a', steps: { a: { kind: 'set', values: {} } } }
@@ -88,11 +96,12 @@ async function seedRun(types: RunEventType[]): Promise<string> {
 
 async function append(
   runId: string,
-  type: RunEventType,
+  type: SeededType,
   tx?: Parameters<Parameters<typeof withTenant>[2]>[0],
 ): Promise<void> {
-  if (tx) await appendRunEvent(tx, runId, type, { type })
-  else await withTenant(db.database, tenant, (t) => appendRunEvent(t, runId, type, { type }))
+  const data = EVENT_DATA[type]
+  if (tx) await appendRunEvent(tx, runId, type, data)
+  else await withTenant(db.database, tenant, (t) => appendRunEvent(t, runId, type, data))
 }
 
 function stream(
@@ -120,7 +129,7 @@ describe('GET /v1/runs/{id}/events as an event stream', () => {
     const sse = await stream(runId, { 'x-request-id': 'sse-order-1' })
     expect(sse.status).toBe(200)
     expect(sse.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
-    expect(sse.headers.get('cache-control')).toBe('no-cache')
+    expect(sse.headers.get('cache-control')).toBe('no-store')
     expect(sse.headers.get('x-request-id')).toBe('sse-order-1')
     const messages = await sse.rest()
     expect(messages.map((m) => [m.id, m.event])).toEqual([
@@ -133,7 +142,7 @@ describe('GET /v1/runs/{id}/events as an event stream', () => {
     expect(first).toEqual({
       id: 1,
       type: 'run.queued',
-      data: { type: 'run.queued' },
+      data: { graph: 'g', version: 1 },
       at: expect.stringMatching(/Z$/),
     })
     expect(sse.retry).toBe(2000)

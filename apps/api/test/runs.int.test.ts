@@ -89,6 +89,28 @@ describe('POST /v1/runs', () => {
     expect(nul.errors?.[0]?.path).toBe('/body/input')
   })
 
+  it('refuses input with a reserved __ key or an approval record key, naming the key', async () => {
+    const count = async () =>
+      expectJson(await h.call({ method: 'GET', url: '/v1/runs?limit=200', token }), 200, RunPage)
+        .items.length
+    const before = await count()
+    const reserved = expectProblem(
+      await start({ graph: 'pricing', input: { amount: 1, __budget: 1_000_000 } }),
+      400,
+      'validation-failed',
+    )
+    expect(reserved.errors).toEqual([
+      { path: '/body/input/__budget', message: expect.stringContaining('__budget') },
+    ])
+    const forged = expectProblem(
+      await start({ graph: 'pricing', input: { amount: 1, review: { status: 'approved' } } }),
+      400,
+      'validation-failed',
+    )
+    expect(forged.errors?.map((e) => e.path)).toEqual(['/body/input/review'])
+    expect(await count()).toBe(before)
+  })
+
   it('answers 400, never 500, for JSON that Postgres could not store as sent', async () => {
     const deep = `${'['.repeat(100)}1${']'.repeat(100)}`
     const inputs = [

@@ -26,6 +26,7 @@ describe('WEAVE_SECRETS_KEY', () => {
     expect(loadConfig({ WEAVE_JWT_SECRET: SECRET }).secretsKey).toEqual(deriveSecretsKey(SECRET))
     const production = loadConfig({ WEAVE_JWT_SECRET: SECRET, NODE_ENV: 'production' })
     expect(production.secretsKey).toBeUndefined()
-    expect(loadConfig({ WEAVE_JWT_JWKS_URL: 'https://idp/jwks' }).secretsKey).toBeUndefined()
+    const jwks = { WEAVE_JWT_JWKS_URL: 'https://idp/jwks', WEAVE_JWT_ISSUER: 'https://idp' }
+    expect(loadConfig(jwks).secretsKey).toBeUndefined()
   })
 })

@@ -10,7 +10,7 @@ import {
   type App,
   type Config,
 } from '@weave/api'
-import { createDb } from '@weave/db'
+import { connectionErrorFields, createDb } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
 import type { Logger } from 'pino'
 
@@ -28,7 +28,8 @@ export interface ComposeApiOptions {
 
 /**
  * Builds the API from its configuration: database, queues, run event wake-ups (Postgres LISTEN),
- * rate-limit counters in Redis, metrics, services and routes.
+ * rate-limit counters in Redis, metrics, services and routes. `app.listen()` also starts the
+ * separate metrics listener when WEAVE_API_METRICS_PORT is set; `close` stops it.
  */
 export function composeApi(
   config: Config,
@@ -37,7 +38,7 @@ export function composeApi(
 ): ComposedApi {
   const database = createDb({
     connectionString: config.databaseUrl,
-    onError: (err) => log.warn({ err }, 'idle database connection failed'),
+    onError: (err) => log.warn(connectionErrorFields(err), 'database connection lost'),
   })
   const queues = createJobQueues({
     connection: redisConnection(config.redisUrl),
@@ -46,19 +47,23 @@ export function composeApi(
   const wakeups = createRunEventWakeups({ connectionString: config.databaseUrl, log })
   const services = createApiServices({
     database,
-    queues,
+    jobs: queues,
     log,
     runEvents: { wakeups, ...config.sse },
     secretsKey: config.secretsKey,
     httpAllow: config.httpAllow,
   })
   const metrics = options.metrics ?? createMetricsRegistry()
-  registerControlPlaneMetrics(metrics, {
-    database,
-    queues: [queues.runs, queues.timers, queues.webhooks],
-    openStreams: () => services.runEvents.size,
-    log,
-  })
+  // Read lazily, at most once per refresh interval: nothing queries them while nobody scrapes.
+  if (config.metrics.exposure.kind !== 'off') {
+    registerControlPlaneMetrics(metrics, {
+      database,
+      queues: [queues.runs, queues.timers, queues.webhooks],
+      openStreams: () => services.runEvents.size,
+      log,
+      refreshMs: config.metrics.refreshMs,
+    })
+  }
   const rateLimitRedis =
     config.rateLimitPerMinute > 0 ? createRateLimitRedis(config.redisUrl) : undefined
   const dependencies = createDependencyChecks(config)

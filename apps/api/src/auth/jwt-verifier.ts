@@ -1,8 +1,10 @@
 import { createPublicKey } from 'node:crypto'
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose'
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose'
+import type { Logger } from 'pino'
 import type { JwtConfig } from '../config.js'
-import { ServiceUnavailableError, UnauthorizedError } from '../http/app-errors.js'
+import { AppError, ServiceUnavailableError, UnauthorizedError } from '../http/app-errors.js'
 import { TenantId, type Principal } from './principal.js'
+import { createRemoteKeySet, type RemoteKeySetOptions } from './remote-key-set.js'
 
 /** Verifies bearer tokens and turns them into principals. */
 export interface JwtVerifier {
@@ -18,20 +20,36 @@ export interface JwtVerifier {
 const MAX_TOKEN_LENGTH = 8192
 const MAX_SUBJECT_LENGTH = 256
 
+/** Options of {@link createJwtVerifier} beyond the configuration. */
+export interface JwtVerifierOptions {
+  /** Where a failed JWKS fetch is reported. */
+  log?: Pick<Logger, 'warn'>
+  /** JWKS fetch timing (cooldowns, clock); the defaults suit production. */
+  keySet?: Omit<RemoteKeySetOptions, 'url' | 'log'>
+}
+
 /**
  * A verifier for the configured key source. It never connects at construction: a JWKS is fetched
- * on the first verification and cached.
+ * on the first verification and cached (see createRemoteKeySet for how often it is fetched).
+ * @throws {Error} for a public key or JWKS without an issuer (loadConfig refuses that already)
  */
-export function createJwtVerifier(jwt: JwtConfig): JwtVerifier {
+export function createJwtVerifier(
+  jwt: JwtConfig,
+  verifierOptions: JwtVerifierOptions = {},
+): JwtVerifier {
+  // Keys an identity provider shares with other services must be pinned to its issuer.
+  if (jwt.key.kind !== 'secret' && jwt.issuer === undefined) {
+    throw new Error('a public key or JWKS needs an issuer (WEAVE_JWT_ISSUER)')
+  }
   const key =
     jwt.key.kind === 'secret'
       ? new TextEncoder().encode(jwt.key.secret)
       : jwt.key.kind === 'public-key'
         ? createPublicKey(jwt.key.pem)
-        : createRemoteJWKSet(new URL(jwt.key.url), {
-            timeoutDuration: 5_000,
-            cooldownDuration: 30_000,
-            cacheMaxAge: 10 * 60_000,
+        : createRemoteKeySet({
+            ...verifierOptions.keySet,
+            url: new URL(jwt.key.url),
+            ...(verifierOptions.log ? { log: verifierOptions.log } : {}),
           })
   // The allow-list is never empty and never mixes HMAC with public-key algorithms (config.ts),
   // so `none` and algorithm confusion are refused by jose before any signature check.
@@ -81,6 +99,8 @@ function scopesFrom(claim: unknown): ReadonlySet<string> {
 }
 
 function verificationError(error: unknown, isJwks: boolean): Error {
+  // The key set's own answer (503 before any key set was fetched) is already an API error.
+  if (error instanceof AppError) return error
   // jose raises its generic error for a JWKS answer that is not 200 or not JSON.
   const isKeySetFailure =
     error instanceof errors.JWKSTimeout ||

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-/** Every scope a Weave token can carry (API.md, Authentication and tenants). */
+/** Every scope a Weave token can carry (docs/http-api.md, Authentication and tenants). */
 export const Scope = z.enum([
   'graphs:read',
   'graphs:write',

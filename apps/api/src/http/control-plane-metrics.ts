@@ -8,7 +8,7 @@ import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import { Counter, Gauge, type Registry } from 'prom-client'
 
-/** What {@link registerControlPlaneMetrics} reads at scrape time. */
+/** What {@link registerControlPlaneMetrics} reads, at most once per refresh interval. */
 export interface ControlPlaneMetricsDeps {
   database: Pick<Database, 'db'>
   /** Queues whose job counts are exported, e.g. the runs and timers queues. */
@@ -17,16 +17,29 @@ export interface ControlPlaneMetricsDeps {
   openStreams?: () => number
   /** Where a failed collection is reported. */
   log?: Pick<Logger, 'warn'>
-  /** How long one source may take before the scrape goes on without it (default 2 s). */
+  /** How long one source may take before the refresh goes on without it (default 2 s). */
   timeoutMs?: number
+  /** The least time between two reads of Postgres and Redis (default 15 s, WEAVE_METRICS_REFRESH_MS). */
+  refreshMs?: number
+  /** Milliseconds since the epoch; `Date.now` unless a test drives the clock. */
+  now?: () => number
+}
+
+/** One read of every source; a source that failed is absent. */
+interface Snapshot {
+  runs?: Record<string, number>
+  approvals?: PendingApprovalStats
+  queues: { name: string; counts: Record<string, number> }[]
 }
 
 /**
- * Registers gauges read at scrape time: runs by status and pending approvals of every tenant
- * (aggregates only, through SECURITY DEFINER functions), queue depth by queue and state, and
- * open event streams. A source that fails or is slow is left out of that scrape and counted in
- * `weave_metrics_collect_errors_total` (seen from the next scrape: the counter is read while the
- * gauges collect), so `/metrics` answers while Postgres or Redis is away.
+ * Registers gauges of runs by status and pending approvals of every tenant (aggregates only,
+ * through SECURITY DEFINER functions), queue depth by queue and state, and open event streams.
+ * Postgres and Redis are read at most once per `refreshMs`, whatever the scrape rate: a scrape
+ * within the interval answers from the last read, and concurrent scrapes share one read
+ * (control-plane-metrics.int.test.ts). Reads are counted in `weave_metrics_refreshes_total`; a
+ * source that fails or is slow is left out until the next read and counted in
+ * `weave_metrics_collect_errors_total`, so `/metrics` answers while Postgres or Redis is away.
  * Registering twice in one registry is a no-op.
  */
 export function registerControlPlaneMetrics(
@@ -35,20 +48,48 @@ export function registerControlPlaneMetrics(
 ): void {
   if (registry.getSingleMetric('weave_runs')) return
   const timeoutMs = deps.timeoutMs ?? 2_000
+  const refreshMs = deps.refreshMs ?? 15_000
+  const now = deps.now ?? Date.now
   const errors = new Counter({
     name: 'weave_metrics_collect_errors_total',
-    help: 'Scrapes in which a metrics source (postgres, redis) failed or timed out.',
+    help: 'Refreshes of the control-plane gauges in which a source (postgres, redis) failed or timed out.',
     labelNames: ['source'] as const,
     registers: [registry],
   })
-  const collect = async (source: string, gauges: Gauge[], read: () => Promise<void>) => {
-    try {
-      await withTimeout(read(), timeoutMs)
-    } catch (err) {
-      for (const gauge of gauges) gauge.reset()
-      errors.inc({ source })
-      deps.log?.warn({ err, source }, 'metrics source failed')
-    }
+  const refreshes = new Counter({
+    name: 'weave_metrics_refreshes_total',
+    help: 'Reads of the control-plane gauges from Postgres and Redis (at most one per refresh interval).',
+    registers: [registry],
+  })
+
+  const failed = (source: string, err: unknown, details: Record<string, unknown> = {}) => {
+    errors.inc({ source })
+    deps.log?.warn({ err, source, ...details }, 'metrics source failed')
+  }
+  const read = async (): Promise<Snapshot> => {
+    refreshes.inc()
+    const [runs, approvals, ...queues] = await Promise.allSettled([
+      withTimeout(countRunsByStatus(deps.database), timeoutMs),
+      withTimeout(pendingApprovalStats(deps.database), timeoutMs),
+      ...deps.queues.map((queue) => withTimeout(queue.getJobCounts(), timeoutMs)),
+    ] as const)
+    const snapshot: Snapshot = { queues: [] }
+    if (runs.status === 'fulfilled') snapshot.runs = runs.value
+    else failed('postgres', runs.reason)
+    if (approvals.status === 'fulfilled') snapshot.approvals = approvals.value
+    else failed('postgres', approvals.reason)
+    // Each queue on its own: one that fails drops only its own series.
+    queues.forEach((result, i) => {
+      const name = deps.queues[i]!.name
+      if (result.status === 'fulfilled') snapshot.queues.push({ name, counts: result.value })
+      else failed('redis', result.reason, { queue: name })
+    })
+    return snapshot
+  }
+  let last: { at: number; snapshot: Promise<Snapshot> } | undefined
+  const latest = (): Promise<Snapshot> => {
+    if (!last || now() - last.at >= refreshMs) last = { at: now(), snapshot: read() }
+    return last.snapshot
   }
 
   new Gauge({
@@ -57,26 +98,19 @@ export function registerControlPlaneMetrics(
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      await collect('postgres', [this], async () => {
-        const counts = await countRunsByStatus(deps.database)
-        for (const [status, count] of Object.entries(counts)) this.set({ status }, count)
-      })
+      const { runs } = await latest()
+      this.reset()
+      for (const [status, count] of Object.entries(runs ?? {})) this.set({ status }, count)
     },
   })
-  // Both approval gauges are collected at once in a scrape; they share one query.
-  let approvalStats: Promise<PendingApprovalStats> | undefined
-  const readApprovalStats = () =>
-    (approvalStats ??= pendingApprovalStats(deps.database).finally(() => {
-      approvalStats = undefined
-    }))
   new Gauge({
     name: 'weave_approvals_pending',
     help: 'Pending approvals of every tenant.',
     registers: [registry],
     async collect() {
-      await collect('postgres', [this], async () => {
-        this.set((await readApprovalStats()).pending)
-      })
+      const { approvals } = await latest()
+      this.reset()
+      if (approvals) this.set(approvals.pending)
     },
   })
   new Gauge({
@@ -84,10 +118,12 @@ export function registerControlPlaneMetrics(
     help: 'Age of the oldest pending approval of any tenant, in seconds (0 when none).',
     registers: [registry],
     async collect() {
-      await collect('postgres', [this], async () => {
-        const oldest = (await readApprovalStats()).oldestCreatedAt?.getTime()
-        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
-      })
+      const { approvals } = await latest()
+      this.reset()
+      if (!approvals) return
+      const oldest = approvals.oldestCreatedAt?.getTime()
+      // Computed at scrape time, so the age grows between reads.
+      this.set(oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1000))
     },
   })
   new Gauge({
@@ -96,21 +132,11 @@ export function registerControlPlaneMetrics(
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
     async collect() {
-      // Each queue on its own: one that fails drops only its own series.
-      const results = await Promise.allSettled(
-        deps.queues.map((queue) => withTimeout(queue.getJobCounts(), timeoutMs)),
-      )
+      const { queues } = await latest()
       this.reset()
-      results.forEach((result, i) => {
-        if (result.status === 'rejected') {
-          errors.inc({ source: 'redis' })
-          deps.log?.warn({ err: result.reason, queue: deps.queues[i]!.name }, 'queue count failed')
-          return
-        }
-        for (const [state, count] of Object.entries(result.value)) {
-          this.set({ queue: deps.queues[i]!.name, state }, count)
-        }
-      })
+      for (const { name, counts } of queues) {
+        for (const [state, count] of Object.entries(counts)) this.set({ queue: name, state }, count)
+      }
     },
   })
   new Gauge({

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import { DOCS_CSP } from './security-headers.js'
 
 /** Where Swagger UI is served. */
 export const DOCS_PREFIX = '/docs'
@@ -15,12 +16,19 @@ const TAGS = [
   { name: 'operations', description: 'Health, readiness, metrics and this document' },
 ]
 
+/** Options of {@link openApiPlugin}. */
+export interface OpenApiPluginOptions {
+  /** Whether Swagger UI is served at `/docs` (WEAVE_DOCS); the document is built either way. */
+  isDocsServed: boolean
+}
+
 /**
  * Collects every route's zod schemas into an OpenAPI 3.1 document (bearer JWT required unless a
- * route says `security: []`) and serves Swagger UI. Register it before any route.
+ * route says `security: []`) and serves Swagger UI with a CSP that lets it load
+ * (security-headers.test.ts). Register it before any route.
  */
-export const openApiPlugin = fp(
-  async (app) => {
+export const openApiPlugin = fp<OpenApiPluginOptions>(
+  async (app, { isDocsServed }) => {
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
@@ -49,7 +57,9 @@ export const openApiPlugin = fp(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     })
-    await app.register(swaggerUi, { routePrefix: DOCS_PREFIX })
+    if (isDocsServed) {
+      await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP })
+    }
   },
   { name: 'weave-openapi' },
 )

@@ -32,6 +32,7 @@ export const problemTypes = {
   'approval-expired': { status: 409, title: 'Approval expired' },
   'already-decided': { status: 409, title: 'Already decided' },
   'material-mismatch': { status: 409, title: 'Material mismatch' },
+  'approval-material-changed': { status: 409, title: 'Approved material changed' },
   'approval-link-used': { status: 409, title: 'Approval link already used' },
   'approval-link-expired': { status: 410, title: 'Approval link expired' },
   'payload-too-large': { status: 413, title: 'Payload too large' },

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '@weave/db'
 import { AppError } from './app-errors.js'
 import { errorCodeProblems } from './error-codes.js'
 import {
@@ -22,6 +23,9 @@ export interface RenderedProblem {
 export interface RenderOptions {
   bodyLimitBytes: number
 }
+
+/** How long a client is told to wait before retrying while the database is away. */
+const DATABASE_RETRY_AFTER_SECONDS = 2
 
 const VALIDATION_PARTS: Record<string, string> = {
   body: 'body',
@@ -108,6 +112,18 @@ export function renderProblem(
       ? problemBody(name, fastifyError?.message ?? '', instance)
       : { ...blankProblem(status, fastifyError?.message ?? ''), instance }
     return clientProblem(body)
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Postgres is restarting or unreachable: the request may succeed if sent again shortly.
+    return {
+      body: problemBody(
+        'service-unavailable',
+        'The database is unavailable; retry the request shortly.',
+        instance,
+      ),
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      isServerError: true,
+    }
   }
   return {
     body: problemBody('internal', 'An unexpected error occurred; it has been logged.', instance),

@@ -4,6 +4,7 @@ import {
   ApprovalPage,
   ApprovalView,
   DecisionBody,
+  DecisionHeaders,
   ListApprovalsQuery,
 } from '../schemas/approvals.js'
 import { IdParams } from '../schemas/common.js'
@@ -51,8 +52,14 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
       schema: {
         operationId: 'decideApproval',
         summary: 'Approve or reject; a settled approval resumes its run once',
+        description:
+          "The decision's `input` is saved with it in the approval step's record (checked " +
+          "against the step's `schema`; no top-level `__` keys), never merged into the run's " +
+          'state. With an `Idempotency-Key`, a retried identical request answers as the first ' +
+          'did; the same key with another body is 409 `idempotency-conflict`.',
         tags: TAGS,
         params: IdParams,
+        headers: DecisionHeaders,
         body: DecisionBody,
         response: {
           200: ApprovalView,
@@ -61,8 +68,11 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
       },
     },
     async (request) => {
-      const { tenant, principal, params, body } = request
-      return approvals.decide(tenant, principal, params.id, body, auditContext(request))
+      const { tenant, principal, params, body, headers } = request
+      return approvals.decide(tenant, principal, params.id, body, {
+        idempotencyKey: headers['idempotency-key'],
+        context: auditContext(request),
+      })
     },
   )
 }

@@ -13,7 +13,9 @@ import {
   TopologyQuery,
   TopologyView,
 } from '../schemas/graphs.js'
+import { AppError } from '../http/app-errors.js'
 import type { ApiServices } from '../services/api-services.js'
+import { DEFAULT_SPEC_BODY_LIMIT_BYTES, type GraphService } from '../services/graph-service.js'
 import { topologyToMermaid } from '../services/mermaid.js'
 import { auditContext } from './audit-context.js'
 
@@ -21,13 +23,32 @@ const TAGS = ['graphs']
 
 /** `/v1/graphs`: register, list, read, draw and archive graph specs. */
 export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { graphs }) => {
+  // The OpenAPI document registers the routes without services: the default limit stands in.
+  const specLimit =
+    (graphs as GraphService | undefined)?.specBodyLimitBytes ?? DEFAULT_SPEC_BODY_LIMIT_BYTES
   app.post(
     '/v1/graphs',
     {
       onRequest: app.requireScope('graphs:write'),
+      // A spec is compiled and stored whole: its size is bounded below the general body limit.
+      bodyLimit: specLimit,
+      // Fastify's own refusal names the general limit; a declared length is refused here first.
+      preParsing: async (request) => {
+        if (Number(request.headers['content-length'] ?? 0) > specLimit) {
+          throw new AppError(
+            'payload-too-large',
+            `A graph registration body is limited to ${specLimit} bytes.`,
+          )
+        }
+      },
       schema: {
         operationId: 'registerGraph',
         summary: 'Register a graph spec (a new version unless it equals the latest)',
+        description:
+          'Subgraph steps named without a version are bound to the latest version of their ' +
+          'graph at registration (`subgraphVersions` of the version). 413: the body is larger ' +
+          'than the spec limit (256 KiB unless configured otherwise); 422: the spec is invalid, ' +
+          'every problem listed.',
         tags: TAGS,
         body: RegisterGraphBody,
         response: {

@@ -1,8 +1,10 @@
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { Registry } from 'prom-client'
 import { z } from 'zod'
-import type { ReadinessChecks } from '../dependency-checks.js'
+import { createCachedReadiness, type ReadinessChecks } from '../dependency-checks.js'
 import { ServiceUnavailableError } from '../http/app-errors.js'
+import { hasMetricsToken, metricsUnauthorized } from '../http/metrics-access.js'
 import { sortOpenApiDocument } from '../http/openapi.js'
 import { problemResponses } from '../http/problem-responses.js'
 import { Problem } from '../schemas/problem.js'
@@ -10,8 +12,16 @@ import { Problem } from '../schemas/problem.js'
 /** Options of {@link operationsRoutes}. */
 export interface OperationsRoutesOptions {
   checks: ReadinessChecks
-  registry: Registry
+  /** The registry `/metrics` reads; no `/metrics` route when absent (off, or on its own port). */
+  registry?: Registry | undefined
+  /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string | undefined
+  /** Whether `/openapi.json` is served (WEAVE_DOCS). */
+  isDocsServed?: boolean
   checkTimeoutMs?: number
+  /** How long a `/readyz` answer is reused. */
+  readinessCacheMs?: number
+  now?: () => number
 }
 
 const CheckStatus = z.enum(['ok', 'failed'])
@@ -36,11 +46,20 @@ const NotReady = Problem.extend({ checks: z.record(z.string(), CheckStatus) }).m
 // Probes and scrapers poll these routes: no auth, no rate limit, request logs only at warn.
 const UNGUARDED = { logLevel: 'warn', config: { rateLimit: false } } as const
 
-/** `/healthz`, `/readyz`, `/metrics` and `/openapi.json`: no authentication. */
+/**
+ * `/healthz`, `/readyz`, `/metrics` and `/openapi.json`, without a JWT. `/readyz` answers from a
+ * cache (one check run per `readinessCacheMs`); `/metrics` may need its own token.
+ */
 export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = async (
   app,
-  { checks, registry, checkTimeoutMs = 2_000 },
+  { checks, registry, metricsToken, isDocsServed = true, checkTimeoutMs = 2_000, ...options },
 ) => {
+  const readiness = createCachedReadiness(checks, {
+    timeoutMs: checkTimeoutMs,
+    cacheMs: options.readinessCacheMs ?? 2_000,
+    ...(options.now ? { now: options.now } : {}),
+  })
+
   app.get(
     '/healthz',
     {
@@ -75,10 +94,15 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
       },
     },
     async (request) => {
-      const results = await runChecks(checks, checkTimeoutMs)
+      const answer = readiness()
+      const results = await answer.results
       const failed = Object.entries(results).filter(([, result]) => result instanceof Error)
-      for (const [name, err] of failed)
-        request.log.warn({ check: name, err }, 'dependency check failed')
+      // Once per check run, not once per cached answer.
+      if (answer.isFresh) {
+        for (const [name, err] of failed) {
+          request.log.warn({ check: name, err }, 'dependency check failed')
+        }
+      }
       const statuses = Object.fromEntries(
         Object.entries(results).map(([name, result]) => [name, result ? 'failed' : 'ok'] as const),
       )
@@ -93,26 +117,35 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
     },
   )
 
-  app.get(
-    '/metrics',
-    {
-      ...UNGUARDED,
-      schema: {
-        operationId: 'getMetrics',
-        summary: 'Prometheus metrics (text exposition format)',
-        tags: ['operations'],
-        security: [],
-        response: {
-          200: {
-            description: 'Metrics in the Prometheus text format',
-            content: { 'text/plain': { schema: z.string() } },
+  if (registry) {
+    const metrics = registry
+    app.get(
+      '/metrics',
+      {
+        ...UNGUARDED,
+        ...(metricsToken === undefined ? {} : { onRequest: requireMetricsToken(metricsToken) }),
+        schema: {
+          operationId: 'getMetrics',
+          summary: 'Prometheus metrics (text exposition format)',
+          description:
+            'Needs `Authorization: Bearer <WEAVE_METRICS_TOKEN>` when that token is configured ' +
+            '(not a JWT). Absent when metrics are off or served on WEAVE_API_METRICS_PORT.',
+          tags: ['operations'],
+          security: [],
+          response: {
+            200: {
+              description: 'Metrics in the Prometheus text format',
+              content: { 'text/plain': { schema: z.string() } },
+            },
+            ...problemResponses(401),
           },
         },
       },
-    },
-    async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()),
-  )
+      async (_request, reply) => reply.type(metrics.contentType).send(await metrics.metrics()),
+    )
+  }
 
+  if (!isDocsServed) return
   app.get(
     '/openapi.json',
     {
@@ -128,31 +161,9 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
   )
 }
 
-async function runChecks(
-  checks: ReadinessChecks,
-  timeoutMs: number,
-): Promise<Record<string, Error | undefined>> {
-  const entries = await Promise.all(
-    Object.entries(checks).map(async ([name, check]) => {
-      try {
-        await withTimeout(check(), timeoutMs)
-        return [name, undefined] as const
-      } catch (error) {
-        return [name, error instanceof Error ? error : new Error(String(error))] as const
-      }
-    }),
-  )
-  return Object.fromEntries(entries)
-}
-
-async function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-  })
-  try {
-    await Promise.race([promise, timeout])
-  } finally {
-    clearTimeout(timer)
+function requireMetricsToken(token: string) {
+  return async (request: FastifyRequest) => {
+    const header = request.headers.authorization
+    if (!hasMetricsToken(header, token)) throw metricsUnauthorized(header)
   }
 }

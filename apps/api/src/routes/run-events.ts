@@ -1,7 +1,6 @@
 import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ServiceUnavailableError } from '../http/app-errors.js'
 import { problemResponses } from '../http/problem-responses.js'
 import { EVENT_STREAM_TYPE, wantsEventStream } from '../http/sse.js'
 import { IdParams } from '../schemas/common.js'
@@ -52,7 +51,9 @@ export const runEventRoutes: FastifyPluginAsyncZod<ApiServices> = async (
           '`run.cancelled`), after which the stream ends. A `: ping` comment is sent while idle. ' +
           'Reconnect with `Last-Event-ID` (or `?lastEventId=`) to receive only later events. ' +
           'With `?format=json` (or `Accept: application/json` without `text/event-stream`) the ' +
-          'events are a JSON list, paged with `limit` and `cursor`.',
+          'events are a JSON list, paged with `limit` and `cursor`. Streams are limited per ' +
+          'server and per tenant (503 with `Retry-After` beyond), and a stream whose client ' +
+          'stops reading is ended; reconnecting with `Last-Event-ID` loses nothing.',
         tags: ['runs'],
         params: IdParams,
         querystring: RunEventsQuery,
@@ -74,18 +75,15 @@ export const runEventRoutes: FastifyPluginAsyncZod<ApiServices> = async (
       if (request.query.format === 'json' || !wantsEventStream(request.headers.accept)) {
         return reply.send(await runs.events(request.tenant, id, request.query))
       }
-      if (streams.size >= runEvents.maxStreams) {
-        throw new ServiceUnavailableError('Too many event streams are open here; retry shortly.', {
-          retryAfterSeconds: 5,
-        })
-      }
+      // open() takes a slot before it awaits anything, so concurrent opens cannot overshoot the
+      // per-process and per-tenant caps (503 with Retry-After beyond them).
       const afterSeq = request.headers['last-event-id'] ?? request.query.lastEventId ?? 0
       const stream = await runEvents.open(request.tenant, id, afterSeq, request.log)
       streams.add(stream)
       stream.on('close', () => streams.delete(stream))
       return reply
         .type(`${EVENT_STREAM_TYPE}; charset=utf-8`)
-        .header('cache-control', 'no-cache')
+        .header('cache-control', 'no-store')
         .header('x-accel-buffering', 'no')
         .send(stream)
     },

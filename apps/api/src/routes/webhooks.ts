@@ -6,6 +6,8 @@ import {
   CreateWebhookBody,
   CreatedWebhook,
   DeliveryPage,
+  RotateSecretBody,
+  RotatedSecret,
   WebhookPage,
   WebhookPageQuery,
 } from '../schemas/webhooks.js'
@@ -15,7 +17,10 @@ import { auditContext } from './audit-context.js'
 const TAGS = ['webhooks']
 const SCOPE = 'webhooks:manage'
 
-/** `/v1/webhooks`: register, list and delete webhooks, and read their deliveries. */
+/**
+ * `/v1/webhooks`: register, list and delete webhooks, rotate their signing secrets, and read
+ * their deliveries.
+ */
 export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { webhooks }) => {
   app.post(
     '/v1/webhooks',
@@ -73,6 +78,32 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
       const { tenant, principal, params } = request
       await webhooks.remove(tenant, principal, params.id, auditContext(request))
       return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/v1/webhooks/:id/rotate-secret',
+    {
+      onRequest: app.requireScope(SCOPE),
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Give a webhook a new signing secret, shown once; the old one signs for a grace',
+        description:
+          'During the grace each delivery carries two signatures in `webhook-signature` (one per ' +
+          'secret, space-separated, as Standard Webhooks allows), so receivers verify with ' +
+          'either while they switch. A second rotation drops the secret the first one replaced.',
+        tags: TAGS,
+        params: IdParams,
+        body: RotateSecretBody.nullish(),
+        response: {
+          200: RotatedSecret,
+          ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, principal, params, body } = request
+      return webhooks.rotateSecret(tenant, principal, params.id, body ?? {}, auditContext(request))
     },
   )
 

@@ -1,6 +1,7 @@
 import { APPROVAL_STATUSES, DECISIONS } from '@weave/db'
 import { z } from 'zod'
-import { JsonObject, Text } from './common.js'
+import { DecisionInput } from './approvals.js'
+import { Text } from './common.js'
 
 /** `POST /v1/approval-hooks/{token}` path: the token of an `approveUrl` or `rejectUrl`. */
 export const ApprovalHookParams = z.object({
@@ -11,9 +12,7 @@ export const ApprovalHookParams = z.object({
 export const ApprovalHookBody = z
   .strictObject({
     comment: Text().max(2000).optional(),
-    input: JsonObject.optional().meta({
-      description: 'Merged into the run state when the approval settles',
-    }),
+    input: DecisionInput,
   })
   .meta({ id: 'ApprovalHookBody', examples: [{ comment: 'Approved from the chat' }] })
 /** `POST /v1/approval-hooks/{token}` body. */

@@ -1,6 +1,6 @@
 import { APPROVAL_STATUSES, DECISIONS } from '@weave/db'
 import { z } from 'zod'
-import { JsonObject, PageQuery, Text, Timestamp, pageOf } from './common.js'
+import { JsonObject, JsonValue, PageQuery, Text, Timestamp, pageOf } from './common.js'
 
 const APPROVAL_ID = '5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
 const MATERIAL_HASH = '3b7e1f0a9c2d4e6f8a0b1c3d5e7f9a1b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f'
@@ -11,6 +11,9 @@ export const ApprovalDecision = z
     by: z.string(),
     decision: z.enum(DECISIONS),
     comment: z.string().nullable(),
+    input: JsonValue.nullable().meta({
+      description: "The decider's input, as the approval step's record keeps it",
+    }),
     at: Timestamp,
   })
   .meta({ id: 'ApprovalDecision' })
@@ -73,14 +76,34 @@ export const ListApprovalsQuery = PageQuery.extend({
   runId: Text().max(64).optional().meta({ description: 'Only this run’s approvals' }),
 })
 
+/** A decider's input: kept with the decision, never merged into the run's state. */
+export const DecisionInput = JsonObject.optional().meta({
+  description:
+    "Saved with the decision in the approval step's record (under its `saveAs` key), checked " +
+    "against the step's `schema`; top-level keys must not start with `__`",
+})
+
+/** `POST /v1/approvals/{id}/decision` headers. */
+export const DecisionHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'A retried request with this key and the same body answers as the first did; ' +
+        'another body is refused (409)',
+      examples: ['review-5d1c-alice-1'],
+    }),
+})
+
 /** `POST /v1/approvals/{id}/decision`. */
 export const DecisionBody = z
   .strictObject({
     decision: z.enum(DECISIONS),
     comment: Text().max(2000).optional(),
-    input: JsonObject.optional().meta({
-      description: 'Merged into the run state when the approval settles',
-    }),
+    input: DecisionInput,
     materialHash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, { error: 'must be a lowercase hex SHA-256' })

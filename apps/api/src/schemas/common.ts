@@ -54,7 +54,7 @@ export const StoredJsonObject = z.record(z.string(), z.unknown()).meta({
   examples: [{ amount: 120, customer: 'c_42' }],
 })
 
-/** `?limit=&cursor=` of every list (API.md: 1–200, default 50; the cursor is opaque). */
+/** `?limit=&cursor=` of every list (docs/http-api.md: 1–200, default 50; the cursor is opaque). */
 export const PageQuery = z.object({
   limit: z.coerce
     .number()

@@ -26,7 +26,7 @@ export const GraphName = SpecGraphName.meta({ examples: ['refunds'] })
 export const RegisterGraphBody = z
   .strictObject({
     name: GraphName,
-    spec: JsonValue.meta({ description: 'The graph spec (GRAPH-SPEC.md)' }),
+    spec: JsonValue.meta({ description: 'The graph spec (docs/graph-spec.md)' }),
     description: Text().max(1000).optional(),
   })
   .meta({
@@ -70,6 +70,12 @@ export type GraphVersionSummary = z.infer<typeof GraphVersionSummary>
 export const GraphVersionView = GraphVersionSummary.extend({
   name: z.string(),
   spec: StoredJsonObject,
+  subgraphVersions: z.record(z.string(), z.int()).meta({
+    description:
+      'The version each subgraph step named without one runs: the latest when this version ' +
+      'was registered',
+    examples: [{ 'refund-checks': 3 }],
+  }),
 }).meta({ id: 'GraphVersion' })
 /** One version of a graph with its spec. */
 export type GraphVersionView = z.infer<typeof GraphVersionView>

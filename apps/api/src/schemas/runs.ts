@@ -1,7 +1,15 @@
-import { RUN_STATUSES } from '@weave/db'
+import { RUN_EVENT_DATA, RUN_EVENT_TYPES, RUN_STATUSES } from '@weave/db'
 import { z } from 'zod'
 import { GraphName } from './graphs.js'
-import { JsonObject, PageQuery, StoredJsonObject, Text, Timestamp, pageOf } from './common.js'
+import {
+  JsonObject,
+  JsonValue,
+  PageQuery,
+  StoredJsonObject,
+  Text,
+  Timestamp,
+  pageOf,
+} from './common.js'
 
 const RUN_ID = '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11'
 
@@ -14,7 +22,9 @@ export const StartRunBody = z
     graph: GraphName,
     version: z.int().min(1).optional().meta({ description: 'Default: the latest version' }),
     input: JsonObject.default({}).meta({
-      description: "The run's initial state; checked against the spec's input schema",
+      description:
+        "The run's initial state; checked against the spec's input schema. Top-level keys " +
+        "must not start with `__` or be an approval step's record key (its `saveAs`)",
     }),
   })
   .meta({
@@ -37,13 +47,36 @@ export const StartRunHeaders = z.looseObject({
     }),
 })
 
-/** What a waiting run waits for: an approval, outside input, or a timer. */
+const WaitStep = z.string().min(1)
+const AtSeq = z.int().min(0).meta({ description: 'The checkpoint at which the run waits' })
+
+/**
+ * What a waiting run waits for: an approval, outside input (`POST /v1/runs/{id}/resume`), or a
+ * timer. The protocol's WaitingOn (@weave/db) as clients see it; a JSON Schema is any JSON here,
+ * where the protocol's recursive JSON type has no OpenAPI form (run-views.test.ts pins the two).
+ */
 export const WaitingOn = z
-  .looseObject({
-    kind: z.string().meta({ examples: ['approval', 'input', 'wait'] }),
-    step: z.string(),
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('approval'), step: WaitStep, approvalId: z.uuid(), atSeq: AtSeq }),
+    z.object({
+      kind: z.literal('input'),
+      step: WaitStep,
+      atSeq: AtSeq,
+      prompt: z.string().nullable(),
+      schema: JsonValue.nullable().meta({ description: 'JSON Schema the input must satisfy' }),
+      saveAs: z.string().nullable(),
+    }),
+    z.object({
+      kind: z.literal('wait'),
+      step: WaitStep,
+      atSeq: AtSeq,
+      until: z.iso.datetime({ offset: true }),
+    }),
+  ])
+  .meta({
+    id: 'WaitingOn',
+    examples: [{ kind: 'approval', step: 'review', approvalId: RUN_ID, atSeq: 2 }],
   })
-  .meta({ id: 'WaitingOn', examples: [{ kind: 'approval', step: 'review', approvalId: RUN_ID }] })
 
 /** A run without its state, as lists show it. */
 export const RunSummary = z
@@ -174,7 +207,12 @@ export const ForkRunBody = z
       .min(0)
       .max(2_147_483_647)
       .meta({ description: 'The history entry to continue from' }),
-    input: JsonObject.optional().meta({ description: 'Merged into the forked state' }),
+    input: JsonObject.optional().meta({
+      description:
+        'Merged into the forked state (same key rules as a run input). When it changes what an ' +
+        'approval used up to `seq` was approved on, the fork starts where that approval was ' +
+        'asked instead (its `forkedSeq`), so a person is asked again',
+    }),
   })
   .meta({ id: 'ForkRunBody', examples: [{ seq: 1, input: { amount: 80 } }] })
 /** `POST /v1/runs/{id}/fork`. */
@@ -183,7 +221,10 @@ export type ForkRunBody = z.infer<typeof ForkRunBody>
 const ResumeRunFields = z
   .strictObject({
     input: JsonObject.optional().meta({
-      description: "The waiting input step's answer, or state merged in before a retry",
+      description:
+        "The waiting input step's answer (checked against its schema), or state merged in " +
+        'before a retry (409 when it changes what a used approval was approved on); same key ' +
+        'rules as a run input',
     }),
   })
   .meta({ id: 'ResumeRunBody', examples: [{ input: { address: '1 Main St' } }] })
@@ -197,8 +238,8 @@ export type ResumeRunBody = z.infer<typeof ResumeRunBody>
 export const RunEvent = z
   .object({
     id: z.int(),
-    type: z.string(),
-    data: z.unknown(),
+    type: z.string().meta({ examples: [...RUN_EVENT_TYPES] }),
+    data: z.unknown().meta({ description: `The payload of its type: ${eventPayloads()}` }),
     at: Timestamp,
   })
   .meta({ id: 'RunEvent' })
@@ -260,3 +301,16 @@ export const RunEventsHeaders = z.looseObject({
     examples: ['3'],
   }),
 })
+
+/** Each event type with the members of its payload, from the catalogue (`?`: optional). */
+function eventPayloads(): string {
+  return RUN_EVENT_TYPES.map((type) => {
+    const schema = RUN_EVENT_DATA[type]
+    // Only `run.waiting` is no object schema: its payload is a WaitingOn.
+    if (!('shape' in schema)) return `\`${type}\` a WaitingOn`
+    const members = Object.entries(schema.shape as Record<string, z.ZodType>).map(
+      ([key, member]) => (member.safeParse(undefined).success ? `${key}?` : key),
+    )
+    return `\`${type}\` {${members.length > 0 ? ` ${members.join(', ')} ` : ''}}`
+  }).join('; ')
+}

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, RUN_EVENT_TYPES } from '@weave/db'
+import { DELIVERY_STATUSES, RUN_EVENT_TYPES, WEBHOOK_SCOPES } from '@weave/db'
 import { z } from 'zod'
 import { PageQuery, Text, Timestamp, pageOf } from './common.js'
 
@@ -7,6 +7,7 @@ const CREATED = {
   id: WEBHOOK_ID,
   url: 'https://hooks.example.com/weave',
   events: ['approval.requested', 'run.completed'],
+  scopes: ['approvals:decide'],
   createdBy: 'alice',
   createdAt: '2025-01-31T09:30:00.000Z',
 }
@@ -27,10 +28,20 @@ export const CreateWebhookBody = z
       .min(1)
       .max(RUN_EVENT_TYPES.length)
       .meta({ description: 'Run event types to deliver' }),
+    scopes: z
+      .array(z.enum(WEBHOOK_SCOPES))
+      .max(WEBHOOK_SCOPES.length)
+      .optional()
+      .meta({
+        description:
+          'What the webhook may do. `approvals:decide`: its `approval.requested` deliveries ' +
+          'carry single-use `approveUrl` and `rejectUrl` links; registering it needs a token ' +
+          'holding `approvals:decide` too.',
+      }),
   })
   .meta({
     id: 'CreateWebhookBody',
-    examples: [{ url: CREATED.url, events: CREATED.events }],
+    examples: [{ url: CREATED.url, events: CREATED.events, scopes: CREATED.scopes }],
   })
 /** `POST /v1/webhooks`. */
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>
@@ -41,6 +52,7 @@ export const WebhookView = z
     id: z.uuid(),
     url: z.string(),
     events: z.array(z.string()),
+    scopes: z.array(z.string()),
     createdBy: z.string(),
     createdAt: Timestamp,
   })
@@ -61,6 +73,53 @@ export const CreatedWebhook = WebhookView.extend({
 })
 /** A created webhook. */
 export type CreatedWebhook = z.infer<typeof CreatedWebhook>
+
+/** Longest grace a rotation gives the replaced secret: 7 days. */
+const MAX_GRACE_SECONDS = 7 * 24 * 3600
+
+/** `POST /v1/webhooks/{id}/rotate-secret`; a request may send none. */
+export const RotateSecretBody = z
+  .strictObject({
+    graceSeconds: z
+      .int()
+      .min(0)
+      .max(MAX_GRACE_SECONDS)
+      .optional()
+      .meta({
+        description:
+          'How long deliveries stay signed with the replaced secret too (default 24 h, at most ' +
+          '7 days; 0 drops it now)',
+      }),
+  })
+  .meta({ id: 'RotateWebhookSecretBody', examples: [{ graceSeconds: 3600 }] })
+/** `POST /v1/webhooks/{id}/rotate-secret` body. */
+export type RotateSecretBody = z.infer<typeof RotateSecretBody>
+
+/** `POST /v1/webhooks/{id}/rotate-secret` answer: the new secret, shown this once. */
+export const RotatedSecret = z
+  .object({
+    id: z.uuid(),
+    secret: z.string().meta({
+      description: 'The new signing secret (`whsec_…`). Shown only in this response.',
+    }),
+    previousSecretExpiresAt: Timestamp.nullable().meta({
+      description:
+        'Until then each delivery carries a signature by the replaced secret too; null when ' +
+        'it was dropped at once',
+    }),
+  })
+  .meta({
+    id: 'RotatedWebhookSecret',
+    examples: [
+      {
+        id: WEBHOOK_ID,
+        secret: 'whsec_3BNBbqBCSmXI0LmWNpfqgHVAczJzdNKD',
+        previousSecretExpiresAt: '2025-02-01T09:30:00.000Z',
+      },
+    ],
+  })
+/** A rotated secret. */
+export type RotatedSecret = z.infer<typeof RotatedSecret>
 
 /** `GET /v1/webhooks`. */
 export const WebhookPage = pageOf(WebhookView).meta({ id: 'WebhookPage' })

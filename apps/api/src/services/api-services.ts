@@ -1,5 +1,4 @@
-import { GraphRegistry, type Database } from '@weave/db'
-import type { JobQueues } from '@weave/queue'
+import { GraphRegistry, createApprovalLifecycle, type Database, type JobSink } from '@weave/db'
 import { createEgressPolicy, type LookupAll } from '@weave/spec'
 import type { Logger } from 'pino'
 import { createApprovalHookService, type ApprovalHookService } from './approval-hook-service.js'
@@ -28,11 +27,14 @@ export interface ApiServices {
 /** What {@link createApiServices} builds the services over. */
 export interface ApiServiceDeps {
   database: Database
-  queues: Pick<JobQueues, 'enqueueRun' | 'enqueueResume'>
+  /** Where jobs are added (`createJobQueues` of @weave/queue). */
+  jobs: JobSink
   /** Compiled graphs for run history; one over `database` when absent. */
   registry?: GraphRegistry
-  /** Reports handled degradations (a run left to the reconciler). */
+  /** Reports handled degradations (a job left to the reconciler). */
   log?: Pick<Logger, 'warn'>
+  /** The largest graph registration body, in bytes (default DEFAULT_SPEC_BODY_LIMIT_BYTES). */
+  specBodyLimitBytes?: number
   /** Encrypts webhook signing secrets (`config.secretsKey`); no webhooks without it. */
   secretsKey?: Buffer | undefined
   /** `config.httpAllow`: webhook URLs follow the `http` steps' egress rules (public hosts only). */
@@ -45,14 +47,20 @@ export interface ApiServiceDeps {
 
 /** Builds every resource service, for `buildApp({ services, routes: resourceRoutes })`. */
 export function createApiServices(deps: ApiServiceDeps): ApiServices {
+  const log = deps.log ? { log: deps.log } : {}
   const serviceDeps = {
     database: deps.database,
-    queues: deps.queues,
+    jobs: deps.jobs,
     registry: deps.registry ?? new GraphRegistry(deps.database),
-    ...(deps.log ? { log: deps.log } : {}),
+    approvals: createApprovalLifecycle({ database: deps.database, jobs: deps.jobs, ...log }),
+    ...log,
   }
   return {
-    graphs: createGraphService(serviceDeps),
+    graphs: createGraphService(serviceDeps, {
+      ...(deps.specBodyLimitBytes === undefined
+        ? {}
+        : { specBodyLimitBytes: deps.specBodyLimitBytes }),
+    }),
     runs: createRunService(serviceDeps),
     runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
     approvals: createApprovalService(serviceDeps),

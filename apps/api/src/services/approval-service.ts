@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { getApproval, listApprovals, withTenant, type Approval } from '@weave/db'
+import { getApproval, hashJson, listApprovals, withTenant, type Approval } from '@weave/db'
 import type { Principal } from '../auth/principal.js'
 import { NotFoundError } from '../http/app-errors.js'
 import type {
@@ -9,8 +9,14 @@ import type {
   ListApprovalsQuery,
 } from '../schemas/approvals.js'
 import type { z } from 'zod'
-import { enqueueOrUnavailable, type AuditContext, type ServiceDeps } from './deps.js'
-import { recordDecision } from './record-decision.js'
+import { asDecisionInputRefusal, refuseReservedDecisionKeys } from './client-input.js'
+import type { AuditContext, ServiceDeps } from './deps.js'
+
+/** How a decision request arrived: its `Idempotency-Key` and where it came from. */
+export interface DecisionOptions {
+  idempotencyKey?: string | undefined
+  context: AuditContext
+}
 
 /** Approvals as the API offers them. */
 export interface ApprovalService {
@@ -19,19 +25,22 @@ export interface ApprovalService {
   /** One approval with its decisions. @throws {NotFoundError} */
   get(tenant: string, id: string): Promise<ApprovalView>
   /**
-   * Decides an approval for a token's subject through `recordDecision`, the path approval links
-   * take too: the decision with its run event and audit event in one transaction, and once the
-   * approval settles, its run resumed exactly once (the job id is the approval id).
+   * Decides an approval for a token's subject through the approval lifecycle, the path approval
+   * links take too: the decision (with its input) and its run and audit events in one
+   * transaction, and once the approval settles, its run resumed once (the job id is the approval
+   * id). A resume job the queue refused is left to the reconciler: the decision stands. With an
+   * idempotency key, a retried identical request answers as the first did.
    * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`,
-   *   `already-decided`, `material-mismatch`; `separation-of-duties`, `not-an-approver`
-   * @throws {ServiceUnavailableError} when the settled run cannot be enqueued
+   *   `already-decided`, `material-mismatch`, `idempotency-conflict`; `separation-of-duties`,
+   *   `not-an-approver`
+   * @throws {BadRequestError} input with a `__` key, or that fails the approval step's schema
    */
   decide(
     tenant: string,
     principal: Pick<Principal, 'subject' | 'scopes'>,
     approvalId: string,
     body: DecisionBody,
-    context: AuditContext,
+    options: DecisionOptions,
   ): Promise<ApprovalView>
 }
 
@@ -51,9 +60,11 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
       return toApprovalView(approval)
     },
 
-    async decide(tenant, principal, approvalId, body, context) {
-      const { approval, resume } = await withTenant(database, tenant, (tx) =>
-        recordDecision(tx, {
+    async decide(tenant, principal, approvalId, body, { idempotencyKey, context }) {
+      refuseReservedDecisionKeys(body.input)
+      const key = idempotencyKey ?? null
+      try {
+        const { approval } = await deps.approvals.decide(tenant, {
           approvalId,
           subject: principal.subject,
           subjectScopes: [...principal.scopes],
@@ -61,12 +72,15 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
           comment: body.comment ?? null,
           input: (body.input ?? null) as Json | null,
           materialHash: body.materialHash ?? null,
-          auditAction: 'approval.decided',
+          idempotencyKey: key,
+          // The canonical JSON of the body: key order and whitespace do not make it another one.
+          requestHash: key === null ? null : hashJson(body),
           context,
-        }),
-      )
-      if (resume) await enqueueOrUnavailable(() => deps.queues.enqueueResume(approvalId, resume))
-      return toApprovalView(approval)
+        })
+        return toApprovalView(approval)
+      } catch (err) {
+        throw asDecisionInputRefusal(err)
+      }
     },
   }
 }
@@ -88,6 +102,7 @@ export function toApprovalView(approval: Approval): ApprovalView {
       by: d.subject,
       decision: d.decision,
       comment: d.comment,
+      input: d.input ?? null,
       at: d.at.toISOString(),
     })),
     expiresAt: approval.expiresAt?.toISOString() ?? null,

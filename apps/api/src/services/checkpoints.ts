@@ -1,12 +1,12 @@
-import { checkpointPrefix, type Database } from '@weave/db'
+import type { Database } from '@weave/db'
 import { loadCheckpoint, type LoadedCheckpoint } from '@weave/kernel'
 import { PgStore } from '@weave/pgstore'
 import { withoutProtocolKeys } from '@weave/spec'
 import type { JsonObject } from '../schemas/common.js'
 
-/** A tenant's checkpoint store: the same prefix the worker writes under. */
+/** A tenant's checkpoint store: rows of other tenants are out of its reach (and RLS's). */
 export function tenantStore(database: Database, tenant: string): PgStore {
-  return new PgStore({ pool: database.pool, prefix: checkpointPrefix(tenant) })
+  return new PgStore({ pool: database.pool, tenant })
 }
 
 /**

@@ -1,16 +1,16 @@
-import type { Database, GraphRegistry } from '@weave/db'
-import type { JobQueues } from '@weave/queue'
+import type { ApprovalLifecycle, Database, GraphRegistry, JobPayload, JobSink } from '@weave/db'
 import type { Logger } from 'pino'
-import { ServiceUnavailableError } from '../http/app-errors.js'
 
 /** What the resource services are built over. */
 export interface ServiceDeps {
   database: Database
-  /** Only the enqueue functions are used; tests and the CLI pass BullMQ queues. */
-  queues: Pick<JobQueues, 'enqueueRun' | 'enqueueResume'>
+  /** Where jobs are added: BullMQ queues in production and in the integration tests. */
+  jobs: JobSink
   /** Compiled graphs (run history); shared with nothing else in the API. */
   registry: GraphRegistry
-  /** Where a handled degradation (a run enqueue left to the reconciler) is reported. */
+  /** The one approval lifecycle: decisions by bearer token and by approval link go through it. */
+  approvals: ApprovalLifecycle
+  /** Where a handled degradation (a job left to the reconciler) is reported. */
   log?: Pick<Logger, 'warn'>
 }
 
@@ -23,37 +23,23 @@ export interface AuditContext {
 }
 
 /**
- * Adds a job that nothing else would add again if it were lost.
- * @throws {ServiceUnavailableError} when the queue is unreachable
+ * Adds the job of a run whose request is already committed in Postgres (a queued run, a pending
+ * resume). When the queue is away the worker's reconciler adds the job later from those rows, so
+ * the failure delays the run instead of failing a request that has already taken effect (a retry
+ * of it would be refused). `context` puts the request id on the log line.
  */
-export async function enqueueOrUnavailable(add: () => Promise<void>): Promise<void> {
-  try {
-    await add()
-  } catch (cause) {
-    throw new ServiceUnavailableError('The job queue is unreachable; retry the request.', {
-      cause,
-      retryAfterSeconds: 5,
-    })
-  }
-}
-
-/**
- * Adds a run's job. A committed `queued` run whose job is lost is enqueued again by the worker's
- * reconciler, so a queue outage delays the run instead of failing the request. `context` puts
- * the request id on the log line.
- */
-export async function enqueueRunOrDefer(
-  deps: ServiceDeps,
-  runId: string,
-  tenant: string,
+export async function enqueueOrDefer<K extends 'run' | 'resume'>(
+  deps: Pick<ServiceDeps, 'jobs' | 'log'>,
+  kind: K,
+  payload: JobPayload<K>,
   context: AuditContext,
 ): Promise<void> {
   try {
-    await deps.queues.enqueueRun({ runId, tenant })
+    await deps.jobs.enqueue(kind, payload)
   } catch (err) {
     deps.log?.warn(
-      { err, runId, requestId: context.requestId },
-      'run enqueue failed; the reconciler will enqueue it',
+      { err, runId: payload.runId, job: kind, requestId: context.requestId },
+      'job enqueue failed; the reconciler will enqueue it',
     )
   }
 }

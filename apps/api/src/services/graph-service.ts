@@ -27,10 +27,23 @@ import type {
 import { GraphName, GraphSpec, specDigest, specTopology, validateSpec } from '@weave/spec'
 import type { AuditContext, ServiceDeps } from './deps.js'
 
+/** The largest graph registration body by default, in bytes: a spec is a small document. */
+export const DEFAULT_SPEC_BODY_LIMIT_BYTES = 256 * 1024
+
+/** Options of the graph service. */
+export interface GraphServiceOptions {
+  /** The largest graph registration body, in bytes (default DEFAULT_SPEC_BODY_LIMIT_BYTES). */
+  specBodyLimitBytes?: number
+}
+
 /** The graph registry as the API offers it. */
 export interface GraphService {
+  /** The largest graph registration body this service takes, in bytes. */
+  readonly specBodyLimitBytes: number
   /**
-   * Validates and registers a spec: a new version, or the latest when its digest is the same.
+   * Validates and registers a spec: a new version, or the latest when its digest is the same. A
+   * new version binds each subgraph it names without a version to that graph's latest version,
+   * so its runs keep running the children it was registered with.
    * @throws {UnprocessableError} with every problem of an invalid spec
    */
   register(
@@ -66,16 +79,22 @@ export interface GraphService {
 const MAX_VERSION = 2_147_483_647
 
 /** Builds the {@link GraphService}. */
-export function createGraphService({ database }: ServiceDeps): GraphService {
+export function createGraphService(
+  { database }: Pick<ServiceDeps, 'database'>,
+  options: GraphServiceOptions = {},
+): GraphService {
   return {
+    specBodyLimitBytes: options.specBodyLimitBytes ?? DEFAULT_SPEC_BODY_LIMIT_BYTES,
+
     async register(tenant, principal, body, context) {
       return withTenant(database, tenant, async (tx) => {
         const result = await validateSpec(body.spec, {
           selfName: body.name,
-          resolveGraph: async (name, version) => {
+          // Validation resolves subgraphs concurrently; one transaction runs one query at a time.
+          resolveGraph: oneAtATime(async (name: string, version?: number) => {
             const row = await findVersion(tx, name, version)
             return row ? GraphSpec.parse(row.spec) : undefined
-          },
+          }),
         })
         if (!result.ok) {
           const errors = result.problems.map((p) => ({
@@ -89,12 +108,14 @@ export function createGraphService({ database }: ServiceDeps): GraphService {
           )
         }
         const wasArchived = Boolean((await getGraph(tx, body.name))?.archivedAt)
+        const subgraphVersions = await latestSubgraphVersions(tx, result.spec)
         const registered = await registerGraphVersion(tx, {
           name: body.name,
           spec: result.spec,
           digest: specDigest(result.spec),
           description: body.description ?? null,
           createdBy: principal.subject,
+          subgraphVersions,
         })
         // Registering un-archives an archived graph: a change worth its audit event too.
         if (registered.created || wasArchived) {
@@ -108,6 +129,7 @@ export function createGraphService({ database }: ServiceDeps): GraphService {
               version: registered.version,
               digest: registered.digest,
               created: registered.created,
+              subgraphVersions,
             },
           })
         }
@@ -196,6 +218,46 @@ function orderFromEntry(topology: TopologyView, entry: string): TopologyView {
   }
 }
 
+/**
+ * The latest version of each graph a spec's subgraph steps (top level and parallel branches)
+ * name without a version: what a new version binds them to. Validation has resolved each one.
+ */
+async function latestSubgraphVersions(
+  tx: TenantTx,
+  spec: GraphSpec,
+): Promise<Record<string, number>> {
+  const bound: Record<string, number> = {}
+  for (const child of unversionedSubgraphs(spec)) {
+    const latest = await getLatestGraphVersion(tx, child)
+    if (latest) bound[child] = latest.version
+  }
+  return bound
+}
+
+/** The graphs a spec's subgraph steps name without a version, each once. */
+function unversionedSubgraphs(spec: GraphSpec): Set<string> {
+  const names = new Set<string>()
+  for (const step of Object.values(spec.steps)) {
+    const branches = step.kind === 'parallel' ? Object.values(step.branches) : [step]
+    for (const branch of branches) {
+      if (branch.kind === 'subgraph' && branch.version === undefined) names.add(branch.graph)
+    }
+  }
+  return names
+}
+
+/** `fn`, with each call waiting until the previous one settled. */
+function oneAtATime<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  let last: Promise<unknown> = Promise.resolve()
+  return (...args) => {
+    const next = last.then(() => fn(...args))
+    last = next.catch(() => undefined)
+    return next
+  }
+}
+
 function isGraphName(name: string): boolean {
   return GraphName.safeParse(name).success
 }
@@ -248,5 +310,10 @@ function versionSummary(row: GraphVersionSummaryRow): GraphVersionSummary {
 }
 
 function versionView(row: GraphVersionRow): GraphVersionView {
-  return { ...versionSummary(row), name: row.graphName, spec: row.spec as Record<string, unknown> }
+  return {
+    ...versionSummary(row),
+    name: row.graphName,
+    spec: row.spec as Record<string, unknown>,
+    subgraphVersions: row.subgraphVersions,
+  }
 }

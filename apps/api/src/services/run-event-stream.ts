@@ -11,6 +11,7 @@ import {
   type RunStatus,
 } from '@weave/db'
 import type { Logger } from 'pino'
+import { ServiceUnavailableError } from '../http/app-errors.js'
 import { sseComment, sseMessage, sseRetry } from '../http/sse.js'
 import type { RunEvent } from '../schemas/runs.js'
 import type { RunEventWakeups } from './run-event-wakeups.js'
@@ -29,17 +30,28 @@ export interface RunEventStreamDeps {
   retryMs?: number
   /** Streams one API process serves at once (default 1000). */
   maxStreams?: number
+  /** Streams one API process serves one tenant at once (default 100). */
+  maxStreamsPerTenant?: number
+  /**
+   * How long a stream whose client stopped reading may wait for the socket to drain before it
+   * is ended (default 30 s); the client reconnects with Last-Event-ID and loses nothing.
+   */
+  drainTimeoutMs?: number
 }
 
 /** Server-Sent Event streams of run events. */
 export interface RunEventStreams {
-  /** Streams one process serves at once; the route refuses more. */
+  /** Streams one process serves at once; `open` refuses more. */
   readonly maxStreams: number
-  /** Streams open now, for the metrics. */
+  /** Streams one process serves one tenant at once; `open` refuses more. */
+  readonly maxStreamsPerTenant: number
+  /** Streams open (or being opened) now, for the metrics. */
   readonly size: number
   /**
    * The run's events after `afterSeq` as SSE, then its new events as they are committed, until
    * its terminal event; end the stream to stop early.
+   * @throws {ServiceUnavailableError} (503, Retry-After) when the process or the tenant already
+   *   has its maximum of streams
    * @throws {NotFoundError} `run-not-found` (also for another tenant's run), before any byte
    */
   open(
@@ -70,11 +82,43 @@ function withoutLinks(event: RunEventRow): RunEventRow['data'] {
   return rest
 }
 
-/** Builds the {@link RunEventStreams}: one polling loop per stream, woken by `wakeups`. */
+/**
+ * Builds the {@link RunEventStreams}: one polling loop per stream, woken by `wakeups`.
+ *
+ * A stream's slot is taken synchronously when `open` is called, before anything is awaited, so
+ * concurrent opens cannot overshoot the caps (run-event-stream-limits.int.test.ts). A stream writes
+ * only while its socket keeps up: once a write is refused it reads nothing more until the socket
+ * drains, and ends when that takes longer than `drainTimeoutMs`, so a client that stops reading
+ * costs at most one buffer and one event of memory.
+ */
 export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams {
   const pollMs = deps.pollMs ?? (deps.wakeups ? 5_000 : 500)
   const heartbeatMs = deps.heartbeatMs ?? 15_000
+  const drainTimeoutMs = deps.drainTimeoutMs ?? 30_000
+  const maxStreams = deps.maxStreams ?? 1_000
+  const maxStreamsPerTenant = deps.maxStreamsPerTenant ?? 100
+  const perTenant = new Map<string, number>()
   let open = 0
+
+  const reserve = (tenant: string): (() => void) => {
+    const tenantOpen = perTenant.get(tenant) ?? 0
+    if (open >= maxStreams || tenantOpen >= maxStreamsPerTenant) {
+      const whose = open >= maxStreams ? 'here' : 'for this tenant'
+      const detail = `Too many event streams are open ${whose}; retry shortly.`
+      throw new ServiceUnavailableError(detail, { retryAfterSeconds: 5 })
+    }
+    open += 1
+    perTenant.set(tenant, tenantOpen + 1)
+    let isReleased = false
+    return () => {
+      if (isReleased) return
+      isReleased = true
+      open -= 1
+      const left = (perTenant.get(tenant) ?? 1) - 1
+      if (left > 0) perTenant.set(tenant, left)
+      else perTenant.delete(tenant)
+    }
+  }
 
   // The status is read before the events: a run seen terminal has committed its terminal event,
   // so an empty read after it means there is nothing more to send (run-events.e2e.test.ts).
@@ -86,39 +130,69 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
     })
 
   return {
-    maxStreams: deps.maxStreams ?? 1_000,
+    maxStreams,
+    maxStreamsPerTenant,
     get size() {
       return open
     },
     async open(tenant, runId, afterSeq, log) {
-      await withTenant(deps.database, tenant, (tx) => requireRun(tx, runId))
+      // No await before this line: the check and the reservation are one step.
+      const release = reserve(tenant)
+      try {
+        await withTenant(deps.database, tenant, (tx) => requireRun(tx, runId))
+      } catch (err) {
+        release()
+        throw err
+      }
       const stream = new PassThrough()
-      open += 1
       let last = afterSeq
       let isBusy = false
       let isDue = false
       let isFinished = false
+      let stalled: NodeJS.Timeout | undefined
 
-      const finish = () => {
+      const finish = (how: 'end' | 'destroy' = 'end') => {
         if (isFinished) return
         isFinished = true
         clearInterval(poll)
         clearInterval(heartbeat)
+        clearTimeout(stalled)
         unsubscribe()
-        open -= 1
-        if (!stream.destroyed) stream.end()
+        release()
+        // A stalled client cannot take the rest: destroying closes its socket and frees it.
+        if (how === 'destroy') return void stream.destroy()
+        if (stream.destroyed) return
+        stream.end()
+        // The last events may wait behind a socket the client stopped reading (a refused write
+        // shows only at the next write, so there may have been none): the stream then never
+        // closes and would hold its connection, so it is cut off
+        // (run-event-stream-limits.int.test.ts).
+        const cut = setTimeout(() => stream.destroy(), drainTimeoutMs).unref()
+        stream.once('close', () => clearTimeout(cut))
       }
+      // False once the stream buffers more than its high-water mark: wait for 'drain'.
+      const write = (text: string): boolean => {
+        if (stream.write(text)) return true
+        stalled ??= setTimeout(() => {
+          log.warn({ runId, drainTimeoutMs }, 'event stream client stopped reading; ending it')
+          finish('destroy')
+        }, drainTimeoutMs)
+        return false
+      }
+      const isBlocked = () => stalled !== undefined
+      // Whether the stream is done (terminal event sent, or the run is gone).
       const send = (events: RunEventRow[], status: RunStatus | undefined): boolean => {
         for (const event of events) {
-          stream.write(sseMessage(event.seq, event.type, JSON.stringify(toRunEvent(event))))
+          const isSent = write(sseMessage(event.seq, event.type, JSON.stringify(toRunEvent(event))))
           last = event.seq
           if (TERMINAL_RUN_EVENT_TYPES.includes(event.type as RunEventType)) return true
+          if (!isSent) return false
         }
         return status === undefined || (events.length === 0 && isTerminal(status))
       }
       // One read at a time per stream; a wake-up during a read makes it read once more.
       const pump = async (): Promise<void> => {
-        if (isFinished) return
+        if (isFinished || isBlocked()) return
         if (isBusy) {
           isDue = true
           return
@@ -130,8 +204,9 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
             const { status, events } = await read(tenant, runId, last)
             if (isFinished) return
             if (send(events, status)) return finish()
+            // Read on at once when there is more; a blocked stream reads on when it drains.
             if (events.length === PAGE) isDue = true
-          } while (isDue && !isFinished)
+          } while (isDue && !isFinished && !isBlocked())
         } catch (err) {
           // The client reconnects with Last-Event-ID and loses nothing.
           log.warn({ err, runId }, 'run event stream failed; closing it')
@@ -143,10 +218,18 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
       const wake = () => void pump()
       const unsubscribe = deps.wakeups?.subscribe(runId, wake) ?? (() => undefined)
       const poll = setInterval(wake, pollMs)
-      const heartbeat = setInterval(() => stream.write(sseComment('ping')), heartbeatMs)
+      // A blocked stream has bytes in flight already; a ping would only add to them.
+      const heartbeat = setInterval(() => {
+        if (!isBlocked()) write(sseComment('ping'))
+      }, heartbeatMs)
+      stream.on('drain', () => {
+        clearTimeout(stalled)
+        stalled = undefined
+        wake()
+      })
       // Fastify destroys the stream when the client goes away.
-      stream.on('close', finish)
-      stream.write(sseRetry(deps.retryMs ?? 2_000))
+      stream.on('close', () => finish())
+      write(sseRetry(deps.retryMs ?? 2_000))
       wake()
       return stream
     },

@@ -23,7 +23,8 @@ import type {
 } from '../schemas/runs.js'
 import type { z } from 'zod'
 import { readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
-import { enqueueRunOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
+import { refuseClientState } from './client-input.js'
+import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { createRunActions, type RunActions } from './run-actions.js'
 import { toRunEvent } from './run-event-stream.js'
 import { runnableVersion } from './runnable-graph.js'
@@ -34,7 +35,8 @@ export interface RunService extends RunActions {
   /**
    * Starts a run, or returns the run an `Idempotency-Key` already names (`created: false`).
    * @throws {NotFoundError} unknown graph or version; {ConflictError} archived graph
-   * @throws {BadRequestError} input that fails the spec's input schema
+   * @throws {BadRequestError} input that fails the spec's input schema, or holds a reserved
+   *   (`__`) or approval record key
    * @throws IdempotencyConflictError (`idempotency-conflict`) for a key reused with another body
    */
   start(
@@ -75,12 +77,8 @@ export function createRunService(deps: ServiceDeps): RunService {
     async start(tenant, principal, body, { idempotencyKey, context }) {
       const { run, created } = await withTenant(database, tenant, async (tx) => {
         const version = await runnableVersion(tx, body.graph, body.version)
-        const problems = validateRunInput(GraphSpec.parse(version.spec), body.input)
-        if (problems.length > 0) {
-          throw new BadRequestError("The input does not match the graph's input schema.", {
-            errors: problems.map((p) => ({ path: `/body/input${p.path}`, message: p.message })),
-          })
-        }
+        const spec = GraphSpec.parse(version.spec)
+        refuseClientState(body.input, spec, validateRunInput(spec, body.input))
         const result = await createRun(tx, {
           graphName: body.graph,
           graphVersion: version.version,
@@ -103,7 +101,9 @@ export function createRunService(deps: ServiceDeps): RunService {
         }
         return result
       })
-      if (run.status === 'queued') await enqueueRunOrDefer(deps, run.id, tenant, context)
+      if (run.status === 'queued') {
+        await enqueueOrDefer(deps, 'run', { runId: run.id, tenant }, context)
+      }
       return { run: created ? toRunView(run, {}, []) : await get(tenant, run.id), created }
     },
 

@@ -1,4 +1,4 @@
-import { getRun, listApprovals, type RunRow, type TenantTx } from '@weave/db'
+import { getRun, listApprovals, readWaitingOn, type RunRow, type TenantTx } from '@weave/db'
 import { NotFoundError } from '../http/app-errors.js'
 import type { JsonObject } from '../schemas/common.js'
 import type { RunSummary, RunView } from '../schemas/runs.js'
@@ -14,7 +14,7 @@ export function toRunSummary(run: RunRow): RunSummary {
     lastStep: run.lastStep,
     steps: run.steps,
     error: run.error ?? null,
-    waitingOn: (run.waitingOn as RunSummary['waitingOn']) ?? null,
+    waitingOn: readWaitingOn(run.waitingOn),
     cancelRequested: run.cancelRequested,
     createdBy: run.createdBy,
     createdAt: run.createdAt.toISOString(),

@@ -5,6 +5,7 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  rotateWebhookSecret,
   withTenant,
   type Database,
   type WebhookDelivery,
@@ -12,12 +13,19 @@ import {
 } from '@weave/db'
 import type { EgressPolicy } from '@weave/spec'
 import type { Principal } from '../auth/principal.js'
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../http/app-errors.js'
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../http/app-errors.js'
 import type {
   CreateWebhookBody,
   CreatedWebhook,
   DeliveryPage,
   DeliveryView,
+  RotateSecretBody,
+  RotatedSecret,
   WebhookPage,
   WebhookView,
 } from '../schemas/webhooks.js'
@@ -28,11 +36,14 @@ export interface WebhookService {
   /**
    * Registers a webhook after checking its URL against the egress policy; the answer carries
    * the signing secret, which is never shown again. Writes `webhook.created` to the audit log.
-   * @throws {BadRequestError} `webhook-url-refused`; {ServiceUnavailableError} without a secrets key
+   * A webhook given `approvals:decide` receives approval links, so only a caller who may decide
+   * approvals can give it: `webhooks:manage` alone is not enough to approve.
+   * @throws {BadRequestError} `webhook-url-refused`; {ForbiddenError} when the caller lacks a
+   *   scope it gives the webhook; {ServiceUnavailableError} without a secrets key
    */
   create(
     tenant: string,
-    principal: Pick<Principal, 'subject'>,
+    principal: Pick<Principal, 'subject' | 'scopes'>,
     body: CreateWebhookBody,
     context: AuditContext,
   ): Promise<CreatedWebhook>
@@ -49,8 +60,20 @@ export interface WebhookService {
     context: AuditContext,
   ): Promise<void>
   /**
-   * A webhook's deliveries with every attempt, newest first. Payloads are not shown: an
-   * `approval.requested` payload carries approval links.
+   * Gives a webhook a new signing secret, shown once; the replaced one keeps signing deliveries
+   * for `graceSeconds` (default 24 h). Writes `webhook.secret-rotated` (without either secret).
+   * @throws {NotFoundError} `webhook-not-found`; {ServiceUnavailableError} without a secrets key
+   */
+  rotateSecret(
+    tenant: string,
+    principal: Pick<Principal, 'subject'>,
+    id: string,
+    body: RotateSecretBody,
+    context: AuditContext,
+  ): Promise<RotatedSecret>
+  /**
+   * A webhook's deliveries with every attempt, newest first. Payloads are not shown: they hold
+   * run data that `webhooks:manage` does not grant reading.
    * @throws {NotFoundError} `webhook-not-found`; InvalidCursorError (`invalid-cursor`)
    */
   deliveries(
@@ -69,17 +92,29 @@ export interface WebhookServiceDeps {
   egress: EgressPolicy
 }
 
+/** How long a rotated-out secret keeps signing when the request names no grace. */
+const DEFAULT_GRACE_SECONDS = 24 * 3600
+
 /** Builds the {@link WebhookService}. */
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const { database } = deps
   const notFound = (id: string) =>
     new NotFoundError(`No webhook ${id}.`, { problem: 'webhook-not-found' })
+  const secretsKey = (): Buffer => {
+    if (deps.secretsKey) return deps.secretsKey
+    throw new ServiceUnavailableError(
+      'Webhooks are not available: this server has no WEAVE_SECRETS_KEY.',
+    )
+  }
   return {
     async create(tenant, principal, body, context) {
-      const key = deps.secretsKey
-      if (!key) {
-        throw new ServiceUnavailableError(
-          'Webhooks are not available: this server has no WEAVE_SECRETS_KEY.',
+      const key = secretsKey()
+      // A scope given to a webhook is one its creator holds: no one gains a power through it.
+      const missing = (body.scopes ?? []).find((scope) => !principal.scopes.has(scope))
+      if (missing !== undefined) {
+        throw new ForbiddenError(
+          `Giving a webhook the scope "${missing}" needs a token holding it too.`,
+          { requiredScope: missing },
         )
       }
       const refusal = await refusalOf(deps.egress, body.url)
@@ -97,7 +132,11 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
           target: { kind: 'webhook', id: created.webhook.id },
           requestId: context.requestId,
           ip: context.ip,
-          details: { url: created.webhook.url, events: created.webhook.events },
+          details: {
+            url: created.webhook.url,
+            events: created.webhook.events,
+            scopes: created.webhook.scopes,
+          },
         })
         return created
       })
@@ -126,6 +165,34 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       if (!deleted) throw notFound(id)
     },
 
+    async rotateSecret(tenant, principal, id, body, context) {
+      const key = secretsKey()
+      const graceSeconds = body.graceSeconds ?? DEFAULT_GRACE_SECONDS
+      const rotated = await withTenant(database, tenant, async (tx) => {
+        const result = await rotateWebhookSecret(tx, key, id, { graceSeconds })
+        if (!result) return null
+        const { previousSecretExpiresAt } = result.webhook
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'webhook.secret-rotated',
+          target: { kind: 'webhook', id: result.webhook.id },
+          requestId: context.requestId,
+          ip: context.ip,
+          details: {
+            graceSeconds,
+            previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null,
+          },
+        })
+        return result
+      })
+      if (!rotated) throw notFound(id)
+      return {
+        id: rotated.webhook.id,
+        secret: rotated.secret,
+        previousSecretExpiresAt: rotated.webhook.previousSecretExpiresAt?.toISOString() ?? null,
+      }
+    },
+
     async deliveries(tenant, id, query) {
       const page = await withTenant(database, tenant, async (tx) =>
         (await getWebhook(tx, id)) ? listWebhookDeliveries(tx, id, query) : null,
@@ -149,6 +216,7 @@ function toWebhookView(webhook: WebhookRow): WebhookView {
     id: webhook.id,
     url: webhook.url,
     events: webhook.events,
+    scopes: webhook.scopes,
     createdBy: webhook.createdBy,
     createdAt: webhook.createdAt.toISOString(),
   }

@@ -1,18 +1,21 @@
+import { randomBytes } from 'node:crypto'
 import {
-  checkpointPrefix,
+  approvalLinkTokens,
   claimRun,
   createRun,
+  createWebhook,
   openApproval,
   registerGraphVersion,
   transitionRun,
   withTenant,
   type Approvers,
   type Database,
+  type Decision,
   type GraphRegistry,
   type RunRow,
   type WaitingOn,
 } from '@weave/db'
-import type { RunResult, State } from '@weave/kernel'
+import type { Json, RunResult, State } from '@weave/kernel'
 import { PgStore } from '@weave/pgstore'
 import { GraphSpec } from '@weave/spec'
 
@@ -92,6 +95,8 @@ export interface SeedApprovalOptions {
   separationOfDuties?: boolean
   approvers?: Approvers
   expiresAt?: Date | null
+  /** The approval step's `schema` for a decision's input. */
+  inputSchema?: Json | null
 }
 
 /** A run waiting on a pending `review` approval at checkpoint 2, as a worker leaves it. */
@@ -113,8 +118,14 @@ export async function seedApproval(
       separationOfDuties: options.separationOfDuties ?? false,
       ...(options.approvers ? { approvers: options.approvers } : {}),
       expiresAt: options.expiresAt ?? null,
+      inputSchema: options.inputSchema ?? null,
     })
-    const waitingOn = { kind: 'approval', step: 'review', approvalId: approval.id, atSeq: 2 }
+    const waitingOn = {
+      kind: 'approval' as const,
+      step: 'review',
+      approvalId: approval.id,
+      atSeq: 2,
+    }
     const waiting = await transitionRun(tx, run.id, ['running'], 'waiting', { waitingOn })
     return { run: waiting as RunRow, approvalId: approval.id, materialHash: approval.materialHash }
   })
@@ -129,6 +140,69 @@ export async function executeWithKernel(
   input: State,
 ): Promise<RunResult> {
   const { graph } = await registry.get(tenant, run.graph, run.version)
-  const store = new PgStore({ pool: database.pool, prefix: checkpointPrefix(tenant) })
-  return graph.run(input, { runId: run.id, store })
+  return graph.run(input, { runId: run.id, store: new PgStore({ pool: database.pool, tenant }) })
+}
+
+/**
+ * Runs one statement as the app role for `tenant` (row-level security in force): what the
+ * worker's own writes would have done, where no query function of @weave/db does it alone.
+ */
+export async function asTenant(
+  database: Database,
+  tenant: string,
+  text: string,
+  values: unknown[],
+): Promise<void> {
+  const client = await database.pool.connect()
+  try {
+    await client.query('begin')
+    await client.query("select set_config('weave.tenant', $1, true)", [tenant])
+    await client.query(text, values)
+    await client.query('commit')
+  } catch (err) {
+    await client.query('rollback')
+    throw err
+  } finally {
+    client.release()
+  }
+}
+
+/** Sets a run's checkpoint seq, as the worker's checkpoint writes move it. */
+export async function setCheckpointSeq(
+  database: Database,
+  tenant: string,
+  runId: string,
+  seq: number,
+): Promise<void> {
+  await asTenant(database, tenant, 'update runs set checkpoint_seq = $1 where id = $2', [
+    seq,
+    runId,
+  ])
+}
+
+/**
+ * The approve and reject tokens of an approval's links, as a worker issues them for a webhook
+ * that may carry them (a webhook is made for them, its URL never called).
+ */
+export async function seedApprovalLinks(
+  database: Database,
+  tenant: string,
+  approval: { approvalId: string; materialHash: string; expiresAt?: Date },
+): Promise<Record<Decision, string>> {
+  return withTenant(database, tenant, async (tx) => {
+    const secretsKey = randomBytes(32)
+    const { webhook } = await createWebhook(tx, secretsKey, {
+      url: 'https://hooks.example.com/weave',
+      events: ['approval.requested'],
+      scopes: ['approvals:decide'],
+      createdBy: 'author',
+    })
+    return approvalLinkTokens(tx, {
+      approvalId: approval.approvalId,
+      materialHash: approval.materialHash,
+      webhookId: webhook.id,
+      expiresAt: approval.expiresAt ?? new Date(Date.now() + 3_600_000),
+      secretsKey,
+    })
+  })
 }

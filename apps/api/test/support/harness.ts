@@ -79,7 +79,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
     prefix: `weave-test-${randomBytes(6).toString('hex')}`,
   })
   const registry = new GraphRegistry(db.database)
-  const services = createApiServices({ database: db.database, queues, registry })
+  const services = createApiServices({ database: db.database, jobs: queues, registry })
   const app = await buildTestApp(services)
   return {
     app,

@@ -19,7 +19,7 @@ export async function createWebhookHarness(prefix: string): Promise<WebhookHarne
   const secretsKey = randomBytes(32)
   const services = createApiServices({
     database: h.database,
-    queues: h.queues,
+    jobs: h.queues,
     registry: h.registry,
     secretsKey,
     // Names never resolve here: a refused registration must not wait on DNS.

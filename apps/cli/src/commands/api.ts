@@ -4,10 +4,12 @@ import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { checkDatabaseLogin } from './database-login.js'
 
 const API_USAGE = `Usage: weave api
 
-Runs the HTTP API on HOST:PORT until SIGINT or SIGTERM.
+Runs the HTTP API on HOST:PORT until SIGINT or SIGTERM, connected as WEAVE_DATABASE_URL's login
+(with NODE_ENV=production, a login that escapes row-level security refuses the start).
 `
 
 /** `weave api`: serves the HTTP API until the process is told to stop. */
@@ -20,6 +22,11 @@ export const apiCommand: Command = async (args, io) => {
   const config = loadConfig(env)
   const log = createLogger({ level: config.logLevel })
   if (usesDevSecret) log.warn('no JWT key configured: using the development secret in .weave/')
+  await checkDatabaseLogin({
+    connectionString: config.databaseUrl,
+    isProduction: config.isProduction,
+    log,
+  })
   const api = composeApi(config, log)
   try {
     await api.app.listen({ port: config.port, host: config.host })

@@ -5,9 +5,18 @@ import { rejectArguments } from '../arguments.js'
 
 const MIGRATE_USAGE = `Usage: weave migrate
 
-Creates the database named by DATABASE_URL when it is missing and applies every migration.
-Safe to run any number of times and from several processes at once.
+Creates the database named by WEAVE_MIGRATE_DATABASE_URL when it is missing and applies every
+migration as that URL's login (the tables' owner), then makes sure the login of
+WEAVE_DATABASE_URL exists and may act as weave_app (creating it when missing). Safe to run any
+number of times and from several processes at once.
 `
+
+const LOGIN_OUTCOMES = {
+  created: 'created',
+  granted: 'granted weave_app',
+  unchanged: 'ready',
+  owner: 'the owner itself (set WEAVE_DATABASE_URL to a login that owns nothing)',
+} as const
 
 /** `weave migrate`: creates the database when missing and applies the migrations. */
 export const migrateCommand: Command = async (args, io) => {
@@ -16,10 +25,15 @@ export const migrateCommand: Command = async (args, io) => {
     return EXIT.ok
   }
   const config = loadWorkerConfig(io.env)
-  const result = await migrateDatabase({ connectionString: config.databaseUrl })
+  const result = await migrateDatabase({
+    connectionString: config.migrateDatabaseUrl,
+    runtimeConnectionString: config.databaseUrl,
+  })
+  const login = result.runtimeLogin
   io.stdout(
     `${result.createdDatabase ? 'created the database; ' : ''}` +
-      `${result.applied.length === 0 ? 'schema up to date' : `applied ${result.applied.join(', ')}`}\n`,
+      `${result.applied.length === 0 ? 'schema up to date' : `applied ${result.applied.join(', ')}`}` +
+      `${login ? `; runtime login ${login.login}: ${LOGIN_OUTCOMES[login.outcome]}` : ''}\n`,
   )
   return EXIT.ok
 }

@@ -6,11 +6,14 @@ import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { checkDatabaseLogin } from './database-login.js'
 
 const START_USAGE = `Usage: weave start
 
-Creates and migrates the database when needed, then runs the HTTP API and a worker in one
-process until SIGINT or SIGTERM. For production, run \`weave api\` and \`weave worker\` apart.
+Creates and migrates the database when needed (as WEAVE_MIGRATE_DATABASE_URL's login, creating
+the runtime login of WEAVE_DATABASE_URL when missing), then runs the HTTP API and a worker in one
+process, connected as the runtime login, until SIGINT or SIGTERM. For production, run
+\`weave migrate\`, then \`weave api\` and \`weave worker\` apart.
 `
 
 /** `weave start`: migrates, then runs the API and a worker in one process. */
@@ -28,11 +31,23 @@ export const startCommand: Command = async (args, io) => {
       'no JWT key configured: using the development secret in .weave/ (mint tokens with `npm run weave -- token`)',
     )
   }
-  const migrated = await migrateDatabase({ connectionString: config.databaseUrl })
+  const migrated = await migrateDatabase({
+    connectionString: config.migrateDatabaseUrl,
+    runtimeConnectionString: config.databaseUrl,
+  })
   log.info(
-    { createdDatabase: migrated.createdDatabase, applied: migrated.applied },
+    {
+      createdDatabase: migrated.createdDatabase,
+      applied: migrated.applied,
+      runtimeLogin: migrated.runtimeLogin,
+    },
     'database ready',
   )
+  await checkDatabaseLogin({
+    connectionString: config.databaseUrl,
+    isProduction: config.isProduction,
+    log,
+  })
 
   // One registry: the API's /metrics shows the worker's metrics too.
   const metrics = createMetricsRegistry()

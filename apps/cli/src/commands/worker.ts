@@ -4,6 +4,7 @@ import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { checkDatabaseLogin } from './database-login.js'
 
 const WORKER_USAGE = `Usage: weave worker
 
@@ -20,6 +21,11 @@ export const workerCommand: Command = async (args, io) => {
   // The development JWT secret, when used, is what the webhook secrets key derives from.
   const config = loadWorkerConfig(withDevSecret(io.env).env)
   const log = createLogger({ level: config.logLevel })
+  await checkDatabaseLogin({
+    connectionString: config.databaseUrl,
+    isProduction: config.isProduction,
+    log,
+  })
   const worker = await runWorker(config, log.child({ component: 'worker' }))
   const signal = await waitForShutdownSignal()
   log.info({ signal }, 'shutting down')

@@ -51,7 +51,7 @@ export async function createFuzzApp(prefix: string): Promise<FuzzApp> {
   const log = createLogger({ level: 'error', destination })
   const services = createApiServices({
     database: db.database,
-    queues,
+    jobs: queues,
     registry,
     log,
     secretsKey: randomBytes(32),

@@ -2,7 +2,6 @@ import {
   appendAudit,
   appendRunEvent,
   archiveGraph,
-  createApprovalTokens,
   withTenant,
   type Database,
   type GraphRegistry,
@@ -14,6 +13,7 @@ import {
   executeWithKernel,
   moveRun,
   seedApproval,
+  seedApprovalLinks,
   seedGraph,
   seedRun,
 } from '../fixtures.js'
@@ -80,12 +80,14 @@ export async function seedTenant(
   await moveRun(database, tenant, waitingForInput.id, 'waiting', {
     kind: 'input',
     step: 'ask',
-    atSeq: 1,
+    atSeq: 0,
+    prompt: null,
     schema: {
       type: 'object',
       required: ['address'],
       properties: { address: { type: 'string', maxLength: 20 } },
     },
+    saveAs: null,
   })
   const queued = await seedRun(database, tenant)
   const runIds = [
@@ -96,17 +98,15 @@ export async function seedTenant(
     ...approvals.map((a) => a.run.id),
   ]
 
+  const linkTokens: string[] = []
+  for (const [index, approval] of approvals.slice(3).entries()) {
+    const tokens = await seedApprovalLinks(database, tenant, {
+      ...approval,
+      expiresAt: new Date(Date.now() + (index === 0 ? -60_000 : 3_600_000)),
+    })
+    linkTokens.push(...Object.values(tokens))
+  }
   return withTenant(database, tenant, async (tx) => {
-    const linkTokens: string[] = []
-    for (const [index, approval] of approvals.slice(3).entries()) {
-      const tokens = await createApprovalTokens(tx, {
-        approvalId: approval.approvalId,
-        materialHash: approval.materialHash,
-        recipient: `link-${index}`,
-        expiresAt: new Date(Date.now() + (index === 0 ? -60_000 : 3_600_000)),
-      })
-      linkTokens.push(...Object.values(tokens))
-    }
     for (const runId of runIds) {
       await appendRunEvent(tx, runId, 'run.queued', { graph: 'pricing', version: 1 })
       await appendRunEvent(tx, runId, 'run.started', {})
@@ -182,8 +182,10 @@ export async function seedSchemas(
     await moveRun(database, tenant, run.id, 'waiting', {
       kind: 'input',
       step: 'ask',
-      atSeq: 1,
+      atSeq: 0,
+      prompt: null,
       schema: schema as Json,
+      saveAs: null,
     })
     seeds.runIds.push(run.id)
   }
