@@ -1,5 +1,5 @@
 /**
- * The package layering of STYLE.md §1, enforced: dependencies point one way
+ * The package layering of docs/architecture.md (Layout), enforced: dependencies point one way
  * (kernel ← pgstore, spec ← db ← apps), no cycles, apps never import each other.
  */
 module.exports = {

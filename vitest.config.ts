@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 // Three tiers: unit tests need no services; integration tests talk to the real Postgres and
 // Redis; end-to-end tests start the API and worker as processes. Each file owns its database,
-// schema or queue prefix, so files run in parallel.
+// schema or queue prefix, so files run in parallel. A fourth project, `repo`, checks the
+// repository itself.
 export default defineConfig({
   test: {
     projects: [
@@ -24,6 +25,11 @@ export default defineConfig({
         },
       },
       {
+        // Checks of the repository itself (scripts, pinned test names, references): no services.
+        extends: true,
+        test: { name: 'repo', include: ['scripts/test/**/*.test.ts'] },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',
@@ -33,9 +39,21 @@ export default defineConfig({
         },
       },
     ],
+    // `npm run test:coverage` measures the unit project and fails below these floors, set just
+    // under what it measured when they were introduced (all files: lines 54.2, branches 51.2,
+    // functions 48.8, statements 53.2; kernel 97.7/92.2/98.0/96.8; spec 93.8/84.0/95.8/91.1).
+    // Raise them as coverage grows; never lower one to let a change through.
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**', 'apps/*/src/**'],
+      thresholds: {
+        lines: 53,
+        branches: 50,
+        functions: 47,
+        statements: 52,
+        'packages/kernel/src/**': { lines: 97, branches: 91, functions: 97, statements: 96 },
+        'packages/spec/src/**': { lines: 93, branches: 83, functions: 95, statements: 90 },
+      },
     },
   },
 })
