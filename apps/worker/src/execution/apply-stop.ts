@@ -54,7 +54,11 @@ export async function applyStop(
   if (stop?.reason === 'shutdown' || (result.stopReason === 'cancelled' && !stop)) {
     return 'interrupted'
   }
-  if (stop?.reason === 'cancelled') return inTenant((tx) => cancel(deps, tx, run.id, patch, guard))
+  if (stop?.reason === 'cancelled') {
+    // The kernel counts a step its before-hook vetoed as started; it never ran.
+    const ran = result.stopReason === 'hook_abort' ? Math.max(0, result.steps - 1) : result.steps
+    return inTenant((tx) => cancel(deps, tx, run.id, { ...patch, addSteps: ran }, guard))
+  }
 
   if (result.stopReason === 'completed') {
     return inTenant(async (tx): Promise<StopOutcome> => {
