@@ -130,7 +130,7 @@ describe('approvals over HTTP, decided by people, resuming runs', () => {
     expect(approved).toEqual([])
   })
 
-  it('resumes an approved run on the approved branch with the decision in its state', async () => {
+  it('resumes an approved run on the approved branch with the decision record in its state', async () => {
     const { alice, runId, approvalId, approval, decide, tag } = await waitingGate()
     const res = await decide('bob', {
       comment: 'ok by me',
@@ -146,14 +146,18 @@ describe('approvals over HTTP, decided by people, resuming runs', () => {
     })
 
     const done = await waitForRun(weave, alice, runId, ['completed'])
+    // The decider's input is kept in the decision record, never merged over the run's state.
     expect(done.state).toMatchObject({
-      ticket: 'T-1',
       review: {
         status: 'approved',
-        decisions: [{ by: 'bob', decision: 'approve', comment: 'ok by me', at: isoTime }],
+        approvalId,
+        decisions: [
+          { by: 'bob', decision: 'approve', comment: 'ok by me', input: { ticket: 'T-1' } },
+        ],
       },
       paid: { status: 200 },
     })
+    expect(done.state).not.toHaveProperty('ticket')
     expect(done.state).not.toHaveProperty('declined')
     expect(server.requestsTo(`/pay/${tag}`)).toHaveLength(1)
     const types = (await runEvents(weave, alice, runId)).map((e) => e.type)

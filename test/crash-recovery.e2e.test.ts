@@ -37,9 +37,14 @@ describe('a worker killed mid-step', () => {
 
   beforeAll(async () => {
     server = await startRecordingServer()
-    // Slow answers keep the third step in flight long enough to kill its worker there.
-    server.setDefault({ delayMs: 400 })
-    weave = await startWeave({ workers: 1, env: { WEAVE_HTTP_ALLOW: server.host } })
+    // The third step's answer is held, so its worker is killed while the call is in flight
+    // however slow the machine is.
+    server.on('/step/s3', { hold: true })
+    // One worker at a time, so the short lock only speeds up the dead worker's job coming back.
+    weave = await startWeave({
+      workers: 1,
+      env: { WEAVE_HTTP_ALLOW: server.host, WEAVE_WORKER_LOCK_MS: '3000' },
+    })
   })
   afterAll(async () => {
     await Promise.allSettled([weave?.stop(), server?.close()])
@@ -77,6 +82,7 @@ describe('a worker killed mid-step', () => {
     const killedAt = Date.now()
     const before = expectJson(await weave.call('GET', `/v1/runs/${runId}`, { token }), 200)
     expect(before).toMatchObject({ status: 'running' })
+    server.on('/step/s3', {})
     await weave.startWorker()
 
     const done = await waitForRun(weave, token, runId, ['completed'], 45_000)
@@ -94,8 +100,8 @@ describe('a worker killed mid-step', () => {
     const byStep = new Map(STEPS.map((name) => [name, server.requestsTo(`/step/${name}`)]))
     for (const name of STEPS) {
       const sent = byStep.get(name)!
-      // s3's answer was 400 ms away when its worker died, so its checkpoint was never written
-      // and the new worker must send it again.
+      // s3's answer was held when its worker died, so its checkpoint was never written and the
+      // new worker must send it again.
       expect(sent).toHaveLength(name === 's3' ? 2 : 1)
       expect(new Set(sent.map((r) => r.idempotencyKey)).size).toBe(1)
       expect(sent[0]!.body).toEqual({ step: name, order: 7 })

@@ -100,11 +100,9 @@ describe('Redis flushed in the middle of several runs', () => {
     expect(await redis.client.dbsize()).toBeGreaterThan(0)
 
     expect(await redis.client.flushall()).toBe('OK')
-    const flushedAt = Date.now()
 
     const all = [...waiting, ...running, queued]
     for (const id of all) await waitForRun(weave, token, id, ['completed'], 60_000)
-    const recoveredIn = Date.now() - flushedAt
 
     // No run was handed to a second executor: each call went out once.
     for (const tag of ['w1', 'w2', 'r1', 'r2', 'q1']) {
@@ -117,8 +115,6 @@ describe('Redis flushed in the middle of several runs', () => {
       expect(events.filter((e) => e.type === 'run.completed')).toHaveLength(1)
       expect(events.at(-1)?.type).toBe('run.completed')
     }
-    // Timers fire 4 s after each pause began, plus at most a reconciler pass and its quiet time.
-    expect(recoveredIn).toBeLessThan(30_000)
 
     // The API's /metrics counts the runs; the worker's own /metrics shows the repairs.
     const api = await fetch(`${weave.baseUrl}/metrics`)

@@ -109,7 +109,7 @@ describe('run control: cancel, fork, retry and idempotent starts', () => {
       cancelRequested: true,
     })
     const cancelled = await waitForRun(weave, token, runId, ['cancelled'])
-    // A cancelled stop names the step that was due next (KERNEL.md, RunResult.lastStep).
+    // A cancelled stop names the step that was due next (docs/kernel.md, RunResult.lastStep).
     expect(cancelled).toMatchObject({
       stopReason: 'cancelled',
       lastStep: 'after',

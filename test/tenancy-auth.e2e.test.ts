@@ -21,7 +21,7 @@ const GATE_SPEC = {
 }
 const QUICK_SPEC = { entry: 'only', steps: { only: { kind: 'set', values: { x: '1' } } } }
 
-/** A 401 as API.md describes it: problem details and a Bearer challenge. */
+/** A 401 as docs/http-api.md describes it: problem details and a Bearer challenge. */
 function expectUnauthorized(res: ApiResponse): void {
   expectProblem(res, 401)
   expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/)

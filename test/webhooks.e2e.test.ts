@@ -12,7 +12,7 @@ import {
   type WeaveProcesses,
 } from './support/weave-processes.js'
 
-const SCOPES = 'graphs:write runs:write runs:read approvals:read webhooks:manage'
+const SCOPES = 'graphs:write runs:write runs:read approvals:read approvals:decide webhooks:manage'
 
 /** A receiver that answers 500 to its first `failures` deliveries, then 200. */
 interface Receiver {
@@ -55,7 +55,12 @@ describe('outbound webhooks and approval links across processes', () => {
     const created = expectJson(
       await weave.call('POST', '/v1/webhooks', {
         token,
-        body: { url: receiver.url, events: ['approval.requested', 'run.completed'] },
+        // Approval links go only to a webhook given approvals:decide.
+        body: {
+          url: receiver.url,
+          events: ['approval.requested', 'run.completed'],
+          scopes: ['approvals:decide'],
+        },
       }),
       201,
     )

@@ -20,7 +20,7 @@ export function expectJson<T = any>(res: ApiResponse, status: number): T {
 }
 
 /**
- * Asserts an RFC 9457 problem with this status (API.md, Conventions); returns its body.
+ * Asserts an RFC 9457 problem with this status (docs/http-api.md); returns its body.
  * The status is checked together with the body so a failure shows what the API said.
  */
 export function expectProblem(res: ApiResponse, status: number): ProblemBody {
@@ -45,7 +45,7 @@ export interface ProblemBody {
   errors?: Array<{ path: string; message: string }>
 }
 
-/** Asserts the `{ items, nextCursor }` shape of a list (API.md, Lists); returns the items. */
+/** Asserts the `{ items, nextCursor }` shape of a list (docs/http-api.md); returns the items. */
 export function expectPage<T = any>(res: ApiResponse): T[] {
   const body = expectJson<{ items: T[]; nextCursor: string | null }>(res, 200)
   expect(Array.isArray(body.items)).toBe(true)

@@ -19,6 +19,8 @@ export interface Reply {
   status?: number
   body?: unknown
   delayMs?: number
+  /** Keep the answer until `release(path)`: the test decides when the call ends. */
+  hold?: boolean
 }
 
 /** A local HTTP server that records every request and answers as told. */
@@ -34,6 +36,8 @@ export interface RecordingServer {
   setDefault(reply: Reply): void
   /** Answers requests to `path` this way, before the default. */
   on(path: string, reply: Reply): void
+  /** Answers the held requests to `path` (see `Reply.hold`). */
+  release(path: string): void
   /** Called with each request once it is recorded, before it is answered. */
   onRequest(listener: ((request: RecordedRequest) => void) | undefined): void
   close(): Promise<void>
@@ -46,6 +50,7 @@ export async function startRecordingServer(): Promise<RecordingServer> {
   let fallback: Reply = {}
   let listener: ((request: RecordedRequest) => void) | undefined
   const pending = new Set<ServerResponse>()
+  const held = new Map<string, Array<() => void>>()
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -73,7 +78,8 @@ export async function startRecordingServer(): Promise<RecordingServer> {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
       }
       pending.add(res)
-      if (reply.delayMs) setTimeout(answer, reply.delayMs).unref()
+      if (reply.hold) held.set(path, [...(held.get(path) ?? []), answer])
+      else if (reply.delayMs) setTimeout(answer, reply.delayMs).unref()
       else answer()
     })
   })
@@ -93,6 +99,11 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     },
     on(path, reply) {
       byPath.set(path, reply)
+    },
+    release(path) {
+      const answers = held.get(path) ?? []
+      held.delete(path)
+      for (const answer of answers) answer()
     },
     onRequest(fn) {
       listener = fn

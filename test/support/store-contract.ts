@@ -32,7 +32,7 @@ const EXACT_VALUES: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /**
- * Registers the Store contract (KERNEL.md §13) as vitest suites, run against a fresh store per
+ * Registers the Store contract (docs/kernel.md) as vitest suites, run against a fresh store per
  * test. Every Store implementation runs it unchanged.
  */
 export function storeContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {

@@ -11,7 +11,7 @@ import pg from 'pg'
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const BASE_DATABASE_URL =
   process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const BASE_REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const JWT_SECRET = randomBytes(32).toString('hex')
 
 /** An HTTP answer of the API. */
@@ -51,6 +51,11 @@ export interface WeaveProcesses {
   assertRunning(): void
   /** Kills a worker with SIGKILL (no graceful shutdown) and waits until it is gone. */
   killWorker(worker: ChildProcess): Promise<void>
+  /**
+   * Sends a worker SIGTERM (a graceful shutdown) and waits until it exits, however long its
+   * shutdown takes; returns its exit code.
+   */
+  stopWorker(worker: ChildProcess): Promise<number | null>
   workers: ChildProcess[]
   /** Stops every process, then drops the database and the queue keys, whatever fails first. */
   stop(): Promise<void>
@@ -60,6 +65,13 @@ export interface WeaveProcesses {
 export interface StartOptions {
   workers?: number
   env?: Record<string, string>
+  /**
+   * A URL of the Postgres server the test database is created on (its database part is
+   * replaced), e.g. a private cluster a test stops; default `WEAVE_TEST_DATABASE_URL`.
+   */
+  databaseUrl?: string
+  /** The Redis the processes use and whose queue keys `stop()` deletes; default `WEAVE_TEST_REDIS_URL`. */
+  redisUrl?: string
 }
 
 /**
@@ -68,15 +80,16 @@ export interface StartOptions {
  */
 export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> {
   const suffix = randomBytes(5).toString('hex')
-  const databaseUrl = withDatabase(BASE_DATABASE_URL, `weave_e2e_${suffix}`)
+  const databaseUrl = withDatabase(o.databaseUrl ?? BASE_DATABASE_URL, `weave_e2e_${suffix}`)
+  const redisUrl = o.redisUrl ?? BASE_REDIS_URL
   const queuePrefix = `e2e-${suffix}`
   const children: ChildProcess[] = []
   try {
-    return await launch(o, databaseUrl, queuePrefix, children)
+    return await launch(o, databaseUrl, redisUrl, queuePrefix, children)
   } catch (err) {
     // A Weave that never became ready still owns processes, a database and queue keys.
     await Promise.allSettled(children.map(terminate))
-    await Promise.allSettled([dropDatabase(databaseUrl), deleteQueueKeys(queuePrefix)])
+    await Promise.allSettled([dropDatabase(databaseUrl), deleteQueueKeys(redisUrl, queuePrefix)])
     throw err
   }
 }
@@ -84,6 +97,7 @@ export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> 
 async function launch(
   o: StartOptions,
   databaseUrl: string,
+  redisUrl: string,
   queuePrefix: string,
   children: ChildProcess[],
 ): Promise<WeaveProcesses> {
@@ -92,7 +106,7 @@ async function launch(
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
-    REDIS_URL,
+    REDIS_URL: redisUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.WEAVE_TEST_LOG_LEVEL ?? 'warn',
@@ -100,7 +114,8 @@ async function launch(
     WEAVE_JWT_ISSUER: 'weave-e2e',
     WEAVE_QUEUE_PREFIX: queuePrefix,
     WEAVE_RATE_LIMIT_PER_MINUTE: '0',
-    WEAVE_WORKER_LOCK_MS: '3000',
+    // Long enough that a loaded machine never lets a live worker's job look stalled.
+    WEAVE_WORKER_LOCK_MS: '15000',
     WEAVE_WORKER_STALLED_INTERVAL_MS: '1000',
     WEAVE_RECONCILE_INTERVAL_MS: '0',
     ...o.env,
@@ -190,6 +205,14 @@ async function launch(
       worker.kill('SIGKILL')
       await exited
     },
+    async stopWorker(worker) {
+      if (!isAlive(worker)) return worker.exitCode
+      stopping.add(worker)
+      const exited = once(worker, 'exit')
+      worker.kill('SIGTERM')
+      const [code] = (await exited) as [number | null]
+      return code
+    },
     async stop() {
       // Every step runs even when an earlier one fails, so a failed test leaves nothing behind.
       const results = await Promise.allSettled([
@@ -197,7 +220,7 @@ async function launch(
       ])
       const cleanup = await Promise.allSettled([
         dropDatabase(databaseUrl),
-        deleteQueueKeys(queuePrefix),
+        deleteQueueKeys(redisUrl, queuePrefix),
       ])
       for (const result of [...results, ...cleanup]) {
         if (result.status === 'rejected') throw result.reason
@@ -291,8 +314,8 @@ async function dropDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-async function deleteQueueKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL)
+async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl)
   try {
     let cursor = '0'
     do {
