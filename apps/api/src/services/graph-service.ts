@@ -1,5 +1,4 @@
 import {
-  appendAudit,
   archiveGraph,
   getGraph,
   getGraphVersion,
@@ -26,6 +25,7 @@ import type {
 } from '../schemas/graphs.js'
 import { GraphName, GraphSpec, specDigest, specTopology, validateSpec } from '@weave/spec'
 import type { AuditContext, ServiceDeps } from './deps.js'
+import { auditRequest } from './audit-request.js'
 
 /** The largest graph registration body by default, in bytes: a spec is a small document. */
 export const DEFAULT_SPEC_BODY_LIMIT_BYTES = 256 * 1024
@@ -119,19 +119,20 @@ export function createGraphService(
         })
         // Registering un-archives an archived graph: a change worth its audit event too.
         if (registered.created || wasArchived) {
-          await appendAudit(tx, {
-            actor: principal.subject,
-            action: 'graph.registered',
-            target: { kind: 'graph', id: body.name },
-            requestId: context.requestId,
-            ip: context.ip,
-            details: {
-              version: registered.version,
-              digest: registered.digest,
-              created: registered.created,
-              subgraphVersions,
+          await auditRequest(
+            tx,
+            { principal, context },
+            {
+              action: 'graph.registered',
+              target: { kind: 'graph', id: body.name },
+              details: {
+                version: registered.version,
+                digest: registered.digest,
+                created: registered.created,
+                subgraphVersions,
+              },
             },
-          })
+          )
         }
         const { name, version, digest, createdAt } = registered
         return {
@@ -185,13 +186,14 @@ export function createGraphService(
         const graph = await requireGraph(tx, name)
         if (graph.archivedAt) return graphView(tx, graph)
         const archived = (await archiveGraph(tx, name)) as GraphRow
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'graph.archived',
-          target: { kind: 'graph', id: name },
-          requestId: context.requestId,
-          ip: context.ip,
-        })
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'graph.archived',
+            target: { kind: 'graph', id: name },
+          },
+        )
         return graphView(tx, archived)
       })
     },

@@ -1,7 +1,6 @@
 import type { State } from '@weave/kernel'
 import {
   TERMINAL_RUN_STATUSES,
-  appendAudit,
   appendRunEvent,
   createRun,
   requestRunCancel,
@@ -17,6 +16,7 @@ import { forkPoint } from './fork-point.js'
 import { recordResume } from './run-resume.js'
 import { runnableVersion } from './runnable-graph.js'
 import { requireRun } from './run-views.js'
+import { auditRequest } from './audit-request.js'
 
 /** What a client can do to an existing run. */
 export interface RunActions {
@@ -87,17 +87,19 @@ export function createRunActions(
           forkedSeq: point.seq,
         }
         await appendRunEvent(tx, run.id, 'run.queued', details)
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'run.forked',
-          target: { kind: 'run', id: run.id },
-          context,
-          details: {
-            ...details,
-            requestedSeq: body.seq,
-            askAgain: point.askAgain.map(({ approvalId, step }) => ({ approvalId, step })),
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'run.forked',
+            target: { kind: 'run', id: run.id },
+            details: {
+              ...details,
+              requestedSeq: body.seq,
+              askAgain: point.askAgain.map(({ approvalId, step }) => ({ approvalId, step })),
+            },
           },
-        })
+        )
         return run
       })
       await enqueueOrDefer(deps, 'run', { runId: forked.id, tenant }, context)
@@ -118,14 +120,15 @@ export function createRunActions(
         if (cancelledNow) {
           await appendRunEvent(tx, run.id, 'run.cancelled', { by: principal.subject })
         }
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'run.cancelled',
-          target: { kind: 'run', id: run.id },
-          requestId: context.requestId,
-          ip: context.ip,
-          details: { cancelledNow, cancelledApprovals },
-        })
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'run.cancelled',
+            target: { kind: 'run', id: run.id },
+            details: { cancelledNow, cancelledApprovals },
+          },
+        )
       })
       return get(tenant, id)
     },

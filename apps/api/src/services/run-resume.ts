@@ -1,5 +1,4 @@
 import {
-  appendAudit,
   approvalsUsedUpTo,
   getGraphVersion,
   readWaitingOn,
@@ -18,6 +17,7 @@ import { readCheckpoint, tenantStore } from './checkpoints.js'
 import { refuseClientState, schemaProblems } from './client-input.js'
 import type { AuditContext, ServiceDeps } from './deps.js'
 import { requireRun } from './run-views.js'
+import { auditRequest } from './audit-request.js'
 
 type InputWait = Extract<WaitingOn, { kind: 'input' }>
 
@@ -76,13 +76,15 @@ export async function recordResume(
         { problem: 'run-not-resumable' },
       )
     }
-    await appendAudit(tx, {
-      actor: principal.subject,
-      action: 'run.resumed',
-      target: { kind: 'run', id: run.id },
-      context,
-      details: { reason: plan.reason, atSeq },
-    })
+    await auditRequest(
+      tx,
+      { principal, context },
+      {
+        action: 'run.resumed',
+        target: { kind: 'run', id: run.id },
+        details: { reason: plan.reason, atSeq },
+      },
+    )
   })
   return { runId: run.id, tenant, reason: plan.reason, atSeq }
 }

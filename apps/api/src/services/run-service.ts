@@ -1,13 +1,5 @@
 import type { Json } from '@weave/kernel'
-import {
-  appendAudit,
-  appendRunEvent,
-  createRun,
-  hashJson,
-  listRunEvents,
-  listRuns,
-  withTenant,
-} from '@weave/db'
+import { appendRunEvent, createRun, hashJson, listRunEvents, listRuns, withTenant } from '@weave/db'
 import { GraphSpec, validateRunInput } from '@weave/spec'
 import type { Principal } from '../auth/principal.js'
 import { BadRequestError, NotFoundError } from '../http/app-errors.js'
@@ -29,6 +21,7 @@ import { createRunActions, type RunActions } from './run-actions.js'
 import { toRunEvent } from './run-event-stream.js'
 import { runnableVersion } from './runnable-graph.js'
 import { pendingApprovalIds, requireRun, toRunSummary, toRunView } from './run-views.js'
+import { auditRequest } from './audit-request.js'
 
 /** Runs as the API offers them: start, read, and (see {@link RunActions}) steer. */
 export interface RunService extends RunActions {
@@ -90,14 +83,15 @@ export function createRunService(deps: ServiceDeps): RunService {
         if (result.created) {
           const details = { graph: body.graph, version: version.version }
           await appendRunEvent(tx, result.run.id, 'run.queued', details)
-          await appendAudit(tx, {
-            actor: principal.subject,
-            action: 'run.started',
-            target: { kind: 'run', id: result.run.id },
-            requestId: context.requestId,
-            ip: context.ip,
-            details,
-          })
+          await auditRequest(
+            tx,
+            { principal, context },
+            {
+              action: 'run.started',
+              target: { kind: 'run', id: result.run.id },
+              details,
+            },
+          )
         }
         return result
       })

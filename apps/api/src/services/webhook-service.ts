@@ -1,5 +1,4 @@
 import {
-  appendAudit,
   createWebhook,
   deleteWebhook,
   getWebhook,
@@ -30,6 +29,7 @@ import type {
   WebhookView,
 } from '../schemas/webhooks.js'
 import type { AuditContext } from './deps.js'
+import { auditRequest } from './audit-request.js'
 
 /** Outbound webhooks as the API offers them. */
 export interface WebhookService {
@@ -126,18 +126,19 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       }
       const { webhook, secret } = await withTenant(database, tenant, async (tx) => {
         const created = await createWebhook(tx, key, { ...body, createdBy: principal.subject })
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'webhook.created',
-          target: { kind: 'webhook', id: created.webhook.id },
-          requestId: context.requestId,
-          ip: context.ip,
-          details: {
-            url: created.webhook.url,
-            events: created.webhook.events,
-            scopes: created.webhook.scopes,
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'webhook.created',
+            target: { kind: 'webhook', id: created.webhook.id },
+            details: {
+              url: created.webhook.url,
+              events: created.webhook.events,
+              scopes: created.webhook.scopes,
+            },
           },
-        })
+        )
         return created
       })
       return { ...toWebhookView(webhook), secret }
@@ -152,14 +153,15 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       const deleted = await withTenant(database, tenant, async (tx) => {
         const row = await deleteWebhook(tx, id)
         if (!row) return null
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'webhook.deleted',
-          target: { kind: 'webhook', id: row.id },
-          requestId: context.requestId,
-          ip: context.ip,
-          details: { url: row.url },
-        })
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'webhook.deleted',
+            target: { kind: 'webhook', id: row.id },
+            details: { url: row.url },
+          },
+        )
         return row
       })
       if (!deleted) throw notFound(id)
@@ -172,17 +174,18 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         const result = await rotateWebhookSecret(tx, key, id, { graceSeconds })
         if (!result) return null
         const { previousSecretExpiresAt } = result.webhook
-        await appendAudit(tx, {
-          actor: principal.subject,
-          action: 'webhook.secret-rotated',
-          target: { kind: 'webhook', id: result.webhook.id },
-          requestId: context.requestId,
-          ip: context.ip,
-          details: {
-            graceSeconds,
-            previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null,
+        await auditRequest(
+          tx,
+          { principal, context },
+          {
+            action: 'webhook.secret-rotated',
+            target: { kind: 'webhook', id: result.webhook.id },
+            details: {
+              graceSeconds,
+              previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null,
+            },
           },
-        })
+        )
         return result
       })
       if (!rotated) throw notFound(id)
