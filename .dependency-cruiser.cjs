@@ -1,6 +1,6 @@
 /**
  * The package layering of docs/architecture.md (Layout), enforced: dependencies point one way
- * (kernel ← pgstore, spec ← db ← apps), no cycles, apps never import each other.
+ * (kernel ← pgstore, spec ← db ← config, queue ← apps), no cycles, apps never import each other.
  */
 module.exports = {
   forbidden: [
@@ -38,6 +38,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/queue/src' },
       to: { path: '^packages/(pgstore|spec|kernel)/|^apps/' },
+    },
+    {
+      name: 'config-imports-only-db',
+      comment: 'The shared environment parses values; it knows the db helpers for URLs and keys.',
+      severity: 'error',
+      from: { path: '^packages/config/src' },
+      to: { path: '^packages/(pgstore|spec|kernel|queue)/|^apps/' },
     },
     {
       name: 'db-imports-no-app-or-pgstore',

@@ -1,11 +1,19 @@
-import { deriveSecretsKey, parseSecretsKey, resolveDatabaseUrls } from '@weave/db'
+import {
+  databaseUrlsOf,
+  HttpUrl,
+  List,
+  OnOff,
+  Port,
+  secretsKeyOf,
+  SharedEnv,
+  withoutEmptyValues,
+} from '@weave/config'
 import { z } from 'zod'
 import { JwtAlgorithm, jwtAlgorithms, publicKeyProblem } from './auth/jwt-algorithms.js'
 import { TrustProxySetting } from './http/trust-proxy.js'
 
 export { JwtAlgorithm }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const MIN_SECRET_BYTES = 32
 const MIN_METRICS_TOKEN_LENGTH = 32
 const KEY_SOURCE_VARIABLES = {
@@ -14,41 +22,11 @@ const KEY_SOURCE_VARIABLES = {
   jwks: 'WEAVE_JWT_JWKS_URL',
 } as const
 
-const list = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()))
-  .transform((items) => items.filter((item) => item !== ''))
-
-const OnOff = z
-  .enum(['on', 'off', 'true', 'false'], { error: 'must be on or off' })
-  .transform((value) => value === 'on' || value === 'true')
-
-const PostgresUrl = z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' })
-
-const SecretsKey = z.string().transform((text, ctx) => {
-  try {
-    return parseSecretsKey(text)
-  } catch (err) {
-    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: text })
-    return z.NEVER
-  }
-})
-
 const Env = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  // Database, queues, steps' outside world, secrets and logging, as the workers read them.
+  ...SharedEnv,
+  PORT: Port.default(3000),
   HOST: z.string().default('0.0.0.0'),
-  // The runtime login: a LOGIN role that owns nothing, has no BYPASSRLS and may act as weave_app
-  // (production refuses anything else). Unset: weave_runtime on the migration URL's database.
-  WEAVE_DATABASE_URL: PostgresUrl.optional(),
-  // The tables' owner, used only to migrate (`weave migrate`, `weave start`). Unset: postgres on
-  // the runtime URL's database, or postgres://postgres@127.0.0.1:5432/weave.
-  WEAVE_MIGRATE_DATABASE_URL: PostgresUrl.optional(),
-  // The one URL of earlier versions: stands for whichever of the two above is unset.
-  DATABASE_URL: PostgresUrl.optional(),
-  REDIS_URL: z
-    .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
-    .default('redis://127.0.0.1:6379'),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   WEAVE_JWT_SECRET: z
     .string()
     .refine((secret) => Buffer.byteLength(secret, 'utf8') >= MIN_SECRET_BYTES, {
@@ -64,10 +42,10 @@ const Env = z.object({
       if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value })
     })
     .optional(),
-  WEAVE_JWT_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  WEAVE_JWT_JWKS_URL: HttpUrl.optional(),
   WEAVE_JWT_ISSUER: z.string().optional(),
   WEAVE_JWT_AUDIENCE: z.string().default('weave'),
-  WEAVE_JWT_ALGORITHMS: list.pipe(z.array(JwtAlgorithm).min(1)).optional(),
+  WEAVE_JWT_ALGORITHMS: List.pipe(z.array(JwtAlgorithm).min(1)).optional(),
   WEAVE_JWT_TENANT_CLAIM: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_.:/-]{0,99}$/, 'must be a claim name')
@@ -78,21 +56,8 @@ const Env = z.object({
     .int()
     .positive()
     .default(1024 * 1024),
-  WEAVE_HTTP_ALLOW: list.default([]),
-  WEAVE_HANDLERS: list.default([]),
-  WEAVE_LLM_BASE_URL: z.url().optional(),
-  WEAVE_LLM_API_KEY: z.string().optional(),
-  WEAVE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
-  WEAVE_QUEUE_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
-    .default('weave'),
   // 0 turns the limiter off.
   WEAVE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
-  NODE_ENV: z.string().optional(),
-  // Encrypts webhook signing secrets; outside production it is derived from WEAVE_JWT_SECRET
-  // when unset, so the API and the workers of a development setup agree without it.
-  WEAVE_SECRETS_KEY: SecretsKey.optional(),
   WEAVE_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   // A safety net only: LISTEN/NOTIFY wakes streams as soon as an event commits.
   WEAVE_SSE_POLL_MS: z.coerce.number().int().min(50).max(300_000).default(5_000),
@@ -110,7 +75,7 @@ const Env = z.object({
   WEAVE_API_METRICS: OnOff.default(true),
   // Serves the API's /metrics on this port (0: any free one) instead of PORT, e.g. one only the
   // monitoring network reaches; WEAVE_METRICS_PORT is the worker's.
-  WEAVE_API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  WEAVE_API_METRICS_PORT: Port.optional(),
   // The address of that port; unset: HOST.
   WEAVE_API_METRICS_HOST: z.string().min(1).optional(),
   // When set, the API's /metrics needs `Authorization: Bearer <token>` (compared in constant time).
@@ -165,11 +130,7 @@ const Config = Env.transform((env, ctx) => {
       ctx.issues.push({ code: 'custom', ...problem, input: undefined })
     return z.NEVER
   }
-  const databaseUrls = resolveDatabaseUrls({
-    runtime: env.WEAVE_DATABASE_URL,
-    migrate: env.WEAVE_MIGRATE_DATABASE_URL,
-    legacy: env.DATABASE_URL,
-  })
+  const databaseUrls = databaseUrlsOf(env)
   return {
     port: env.PORT,
     host: env.HOST,
@@ -193,7 +154,9 @@ const Config = Env.transform((env, ctx) => {
     workerConcurrency: env.WEAVE_WORKER_CONCURRENCY,
     queuePrefix: env.WEAVE_QUEUE_PREFIX,
     rateLimitPerMinute: env.WEAVE_RATE_LIMIT_PER_MINUTE,
-    secretsKey: secretsKeyOf(env, key),
+    // Without a key (production without WEAVE_SECRETS_KEY, or a public-key JWT setup) the API
+    // refuses to register webhooks (503) rather than store a secret it could not protect.
+    secretsKey: secretsKeyOf(env),
     sse: {
       heartbeatMs: env.WEAVE_SSE_HEARTBEAT_MS,
       pollMs: env.WEAVE_SSE_POLL_MS,
@@ -238,10 +201,7 @@ export class ConfigError extends Error {
  * @throws {ConfigError} when a variable is invalid or no single JWT key source is configured
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
-  )
-  const parsed = Config.safeParse(present)
+  const parsed = Config.safeParse(withoutEmptyValues(env))
   if (!parsed.success) {
     throw new ConfigError(`invalid environment\n${z.prettifyError(parsed.error)}`)
   }
@@ -268,14 +228,6 @@ function metricsExposureProblem(env: Env): { message: string; path: string[] } |
     }
   }
   return undefined
-}
-
-// Without a key (production without WEAVE_SECRETS_KEY, or a public-key JWT setup) the API
-// refuses to register webhooks (503) rather than store a secret it could not protect.
-function secretsKeyOf(env: Env, jwtKey: JwtKeySource): Buffer | undefined {
-  if (env.WEAVE_SECRETS_KEY) return env.WEAVE_SECRETS_KEY
-  if (env.NODE_ENV === 'production' || jwtKey.kind !== 'secret') return undefined
-  return deriveSecretsKey(jwtKey.secret)
 }
 
 function jwtKeySources(env: Env): JwtKeySource[] {

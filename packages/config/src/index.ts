@@ -1,0 +1,2 @@
+export * from './env-values.js'
+export * from './shared-env.js'
