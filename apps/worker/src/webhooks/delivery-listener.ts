@@ -1,6 +1,5 @@
-import { WEBHOOK_DELIVERY_CHANNEL, type Database } from '@weave/db'
+import { WEBHOOK_DELIVERY_CHANNEL, listenOnChannel, type Database } from '@weave/db'
 import type { JobQueues } from '@weave/queue'
-import type { PoolClient } from 'pg'
 import type { Logger } from 'pino'
 import { sweepDeliveries } from './delivery-sweep.js'
 
@@ -20,99 +19,49 @@ export interface DeliveryListener {
   close(): Promise<void>
 }
 
-const MAX_RECONNECT_DELAY_MS = 30_000
-
 /**
  * Enqueues each delivery as its transaction commits: LISTENs on `WEBHOOK_DELIVERY_CHANNEL` over
- * one pooled connection, and after every (re)connect sweeps the pending deliveries, so those
- * announced while nobody listened are enqueued too. Reconnects with backoff after a failure.
+ * one dedicated connection to the database of `deps.database` (so it holds no pool slot), and
+ * after every (re)connect sweeps the pending deliveries, so those announced while nobody listened
+ * are enqueued too. Reconnects with backoff after a failure.
+ * @throws TypeError when the pool of `deps.database` was opened without a connection string.
  */
 export function listenForDeliveries(deps: DeliveryListenerDeps): DeliveryListener {
-  const baseDelay = deps.reconnectDelayMs ?? 500
-  let client: PoolClient | undefined
-  let timer: NodeJS.Timeout | undefined
-  let failures = 0
-  let isClosed = false
-  let markReady: () => void = () => undefined
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve
-  })
-
-  const enqueue = (payload: string | undefined): void => {
-    const ref = parseRef(payload)
-    if (!ref) return
-    deps.queues
-      .enqueue('deliver', { deliveryId: ref.id, tenant: ref.tenant })
-      .catch((err: unknown) =>
-        deps.log.warn({ err, deliveryId: ref.id }, 'delivery enqueue failed; the sweep retries it'),
-      )
+  const connectionString = deps.database.pool.options.connectionString
+  if (!connectionString) {
+    throw new TypeError('the delivery listener needs a database opened with a connection string')
   }
-
-  const drop = (failed: PoolClient, err: unknown): void => {
-    if (failed !== client || isClosed) return
-    client = undefined
-    failed.release(err instanceof Error ? err : true)
-    deps.log.warn({ err }, 'delivery listener lost its connection; reconnecting')
-    timer = setTimeout(connect, Math.min(MAX_RECONNECT_DELAY_MS, baseDelay * 2 ** failures))
-    timer.unref()
-    failures += 1
-  }
-
-  function connect(): void {
-    deps.database.pool
-      .connect()
-      .then(async (connected) => {
-        if (isClosed) {
-          connected.release()
-          return
-        }
-        client = connected
-        connected.on('notification', (m) => {
-          if (m.channel === WEBHOOK_DELIVERY_CHANNEL) enqueue(m.payload)
-        })
-        connected.on('error', (err) => drop(connected, err))
-        await connected.query(`LISTEN ${WEBHOOK_DELIVERY_CHANNEL}`)
-        failures = 0
-        await sweepDeliveries(deps).catch((err: unknown) =>
-          deps.log.warn({ err }, 'delivery sweep failed'),
+  const listener = listenOnChannel({
+    connectionString,
+    channel: WEBHOOK_DELIVERY_CHANNEL,
+    onNotification(payload) {
+      const ref = parseRef(payload)
+      if (!ref) return
+      deps.queues
+        .enqueue('deliver', { deliveryId: ref.id, tenant: ref.tenant })
+        .catch((err: unknown) =>
+          deps.log.warn(
+            { err, deliveryId: ref.id },
+            'delivery enqueue failed; the sweep retries it',
+          ),
         )
-        markReady()
-      })
-      .catch((err: unknown) => {
-        if (client) drop(client, err)
-        else retryConnect(err)
-      })
-  }
-
-  const retryConnect = (err: unknown): void => {
-    if (isClosed) return
-    deps.log.warn({ err }, 'delivery listener cannot connect; retrying')
-    timer = setTimeout(connect, Math.min(MAX_RECONNECT_DELAY_MS, baseDelay * 2 ** failures))
-    timer.unref()
-    failures += 1
-  }
-
-  connect()
-  return {
-    ready,
-    async close() {
-      isClosed = true
-      clearTimeout(timer)
-      const current = client
-      client = undefined
-      if (!current) return
-      // UNLISTEN so the connection goes back to the pool clean.
-      await current.query(`UNLISTEN ${WEBHOOK_DELIVERY_CHANNEL}`).then(
-        () => current.release(),
-        (err: Error) => current.release(err),
-      )
     },
-  }
+    // A failed sweep leaves the connection listening: later deliveries are still enqueued, and
+    // the reconciler's sweep catches up on the ones it missed.
+    onListening: () =>
+      sweepDeliveries(deps).then(
+        () => undefined,
+        (err: unknown) => deps.log.warn({ err }, 'delivery sweep failed'),
+      ),
+    onError: (err) => deps.log.warn({ err }, 'delivery listener connection failed; reconnecting'),
+    reconnectDelayMs: deps.reconnectDelayMs,
+  })
+  return { ready: listener.listening, close: () => listener.close() }
 }
 
-function parseRef(payload: string | undefined): { tenant: string; id: string } | undefined {
+function parseRef(payload: string): { tenant: string; id: string } | undefined {
   try {
-    const ref = JSON.parse(payload ?? '') as { tenant?: unknown; id?: unknown }
+    const ref = JSON.parse(payload) as { tenant?: unknown; id?: unknown }
     return typeof ref.tenant === 'string' && typeof ref.id === 'string'
       ? { tenant: ref.tenant, id: ref.id }
       : undefined
