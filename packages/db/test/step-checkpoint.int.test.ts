@@ -1,0 +1,265 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  StepRefusedError,
+  claimRun,
+  createWebhook,
+  decideApproval,
+  loadCheckpointRow,
+  openApproval,
+  saveStepCheckpoint,
+  takeOverRunLease,
+  withTenant,
+  type StepCheckpoint,
+} from '@weave/db'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  pgErrorOf,
+  randomTenant,
+  seedRunIn,
+} from './test-database.js'
+
+// A step's checkpoint is one statement (weave_save_step): the fence (the run is running under
+// the claim's token), the run's checkpoint seq moving forward only, the settled approval the step
+// used, the checkpoint rows and the step's `step.completed` event with its webhook deliveries
+// commit together or not at all. An executor that lost its claim, or one behind the run, writes
+// nothing; a write that fails part way leaves nothing of its other parts.
+
+let t: TestDatabase
+const secretsKey = randomBytes(32)
+const NS = '0:checkpoint:g'
+
+beforeAll(async () => {
+  t = await createTestDatabase('weave_db_step')
+})
+
+afterAll(async () => {
+  await t?.drop()
+})
+
+/** A run of a fresh tenant, claimed by `job-1`, with a webhook subscribed to step.completed. */
+async function claimedRun() {
+  const tenant = randomTenant()
+  const run = await seedRunIn(t.app, tenant)
+  const { webhook } = await withTenant(t.app, tenant, (tx) =>
+    createWebhook(tx, secretsKey, {
+      url: 'https://hooks.test/steps',
+      events: ['step.completed'],
+      createdBy: 'admin',
+    }),
+  )
+  const claimed = await withTenant(t.app, tenant, (tx) => claimRun(tx, run.id, ['queued'], 'job-1'))
+  expect(claimed?.leaseToken).toEqual(expect.any(String))
+  return { tenant, runId: run.id, webhookId: webhook.id, leaseToken: claimed!.leaseToken! }
+}
+
+/** The write of step `a` at `seq` of the root run, latest and history keys. */
+function stepWrite(
+  c: { tenant: string; runId: string; leaseToken: string },
+  seq: number,
+  extra: Partial<StepCheckpoint> = {},
+): StepCheckpoint {
+  return {
+    tenant: c.tenant,
+    runId: c.runId,
+    leaseToken: c.leaseToken,
+    ns: NS,
+    keys: [c.runId, `${c.runId}/${seq}`],
+    value: JSON.stringify({ seq, state: { n: seq } }),
+    latestKey: c.runId,
+    seq,
+    isRoot: true,
+    isFailed: false,
+    event: { step: 'a', seq },
+    ...extra,
+  }
+}
+
+/**
+ * Everything a step's write could touch, read as the owner (past row-level security): the run's
+ * counters and last change, the tenant's checkpoint rows, the run's events, the tenant's webhook
+ * deliveries and the run's approvals.
+ */
+async function written(tenant: string, runId: string) {
+  const q = async (text: string, values: unknown[]) => (await t.owner.query(text, values)).rows
+  const [run] = await q(
+    `select status, lease_token, checkpoint_seq, event_seq, pending_resume, updated_at
+     from runs where id = $1`,
+    [runId],
+  )
+  return {
+    run,
+    checkpoints: await q(
+      `select ns, key, value, attempt_seq from weave_kv where tenant_id = $1 order by ns, key`,
+      [tenant],
+    ),
+    events: await q(`select seq, type, data from run_events where run_id = $1 order by seq`, [
+      runId,
+    ]),
+    deliveries: await q(
+      `select webhook_id, event_type, run_id, event_seq, status, payload
+       from webhook_deliveries where tenant_id = $1 order by event_seq, webhook_id`,
+      [tenant],
+    ),
+    approvals: await q(
+      `select id, status, consumed_seq from approvals where run_id = $1 order by id`,
+      [runId],
+    ),
+  }
+}
+
+describe('saveStepCheckpoint', () => {
+  it('writes the checkpoint, its step.completed event and its webhook delivery together, under the run’s lease', async () => {
+    const c = await claimedRun()
+    // A webhook of the tenant not subscribed to step.completed gets no delivery of it.
+    await withTenant(t.app, c.tenant, (tx) =>
+      createWebhook(tx, secretsKey, {
+        url: 'https://hooks.test/ends',
+        events: ['run.completed'],
+        createdBy: 'admin',
+      }),
+    )
+    const before = await written(c.tenant, c.runId)
+
+    expect(await saveStepCheckpoint(t.app, stepWrite(c, 1))).toEqual({ cancelRequested: false })
+
+    const after = await written(c.tenant, c.runId)
+    const value = JSON.stringify({ seq: 1, state: { n: 1 } })
+    expect(after.checkpoints).toEqual([
+      { ns: NS, key: c.runId, value, attempt_seq: null },
+      { ns: NS, key: `${c.runId}/1`, value, attempt_seq: null },
+    ])
+    expect(await loadCheckpointRow(t.app, c.tenant, NS, c.runId)).toEqual({
+      value,
+      attemptSeq: null,
+    })
+    const seq = before.run.event_seq + 1
+    expect(after.events.slice(before.events.length)).toEqual([
+      { seq, type: 'step.completed', data: { step: 'a', seq: 1 } },
+    ])
+    expect(after.deliveries).toEqual([
+      {
+        webhook_id: c.webhookId,
+        event_type: 'step.completed',
+        run_id: c.runId,
+        event_seq: seq,
+        status: 'pending',
+        payload: expect.objectContaining({
+          type: 'step.completed',
+          data: expect.objectContaining({ step: 'a', runId: c.runId }),
+        }),
+      },
+    ])
+    expect(after.run).toMatchObject({
+      status: 'running',
+      lease_token: c.leaseToken,
+      checkpoint_seq: 1,
+      event_seq: seq,
+    })
+    // The write renews the lease: the reconciler leaves a run that just wrote a step alone.
+    expect(after.run.updated_at.getTime()).toBeGreaterThan(before.run.updated_at.getTime())
+  })
+
+  it('refuses a write under a stale or wrong lease token and writes nothing at all', async () => {
+    const c = await claimedRun()
+    // Another job took the run over and claimed it: the first claim's token is stale.
+    await withTenant(t.app, c.tenant, async (tx) => {
+      await takeOverRunLease(tx, c.runId, 'job-1', 'job-2')
+      await claimRun(tx, c.runId, [], 'job-2')
+    })
+    const before = await written(c.tenant, c.runId)
+    expect(before.run.lease_token).not.toBe(c.leaseToken)
+
+    for (const leaseToken of [c.leaseToken, randomUUID()]) {
+      const refused = saveStepCheckpoint(t.app, stepWrite({ ...c, leaseToken }, 1))
+      await expect(refused).rejects.toBeInstanceOf(StepRefusedError)
+      await expect(refused).rejects.toMatchObject({ code: 'lease-lost', runId: c.runId })
+      expect(await written(c.tenant, c.runId)).toEqual(before)
+    }
+  })
+
+  it('refuses a write whose seq is not ahead of the run’s checkpoint and writes nothing at all', async () => {
+    const c = await claimedRun()
+    await saveStepCheckpoint(t.app, stepWrite(c, 2))
+    const before = await written(c.tenant, c.runId)
+    expect(before.run.checkpoint_seq).toBe(2)
+
+    // An older executor of the same claim writing the step it had reached, or an earlier one.
+    for (const seq of [2, 1]) {
+      const refused = saveStepCheckpoint(t.app, stepWrite(c, seq))
+      await expect(refused).rejects.toBeInstanceOf(StepRefusedError)
+      await expect(refused).rejects.toMatchObject({ code: 'checkpoint-behind', runId: c.runId })
+      expect(await written(c.tenant, c.runId)).toEqual(before)
+    }
+  })
+
+  it('writes nothing when the approval the step used is not a settled, unused decision', async () => {
+    const c = await claimedRun()
+    const { approval } = await withTenant(t.app, c.tenant, (tx) =>
+      openApproval(tx, { runId: c.runId, step: 'a', seq: 1, title: 'Ok?' }),
+    )
+    const before = await written(c.tenant, c.runId)
+
+    // The run's checkpoint seq and lease are moved before the approval is checked: the refusal
+    // must take them back with the rest.
+    const refused = saveStepCheckpoint(t.app, stepWrite(c, 1, { approvalId: approval.id }))
+    await expect(refused).rejects.toBeInstanceOf(StepRefusedError)
+    await expect(refused).rejects.toMatchObject({ code: 'approval-not-usable' })
+    expect(await written(c.tenant, c.runId)).toEqual(before)
+  })
+
+  it('writes nothing, not even the used approval or the run’s seq, when its checkpoint rows are rejected', async () => {
+    const c = await claimedRun()
+    const { approval } = await withTenant(t.app, c.tenant, async (tx) => {
+      const opened = await openApproval(tx, { runId: c.runId, step: 'a', seq: 1, title: 'Ok?' })
+      await decideApproval(tx, {
+        approvalId: opened.approval.id,
+        subject: 'bob',
+        subjectScopes: ['approvals:decide'],
+        decision: 'approve',
+      })
+      return opened
+    })
+    const before = await written(c.tenant, c.runId)
+    expect(before.approvals).toEqual([{ id: approval.id, status: 'approved', consumed_seq: null }])
+
+    // The same key twice is one row written twice in one statement, which Postgres rejects
+    // after the run's seq and the approval were already updated.
+    const failed = await pgErrorOf(
+      saveStepCheckpoint(
+        t.app,
+        stepWrite(c, 1, { keys: [c.runId, c.runId], approvalId: approval.id }),
+      ),
+    )
+    expect(failed.code).toBe('21000')
+    expect(await written(c.tenant, c.runId)).toEqual(before)
+
+    // The same write with its keys right is accepted, and uses the approval once.
+    await saveStepCheckpoint(t.app, stepWrite(c, 1, { approvalId: approval.id }))
+    expect((await written(c.tenant, c.runId)).approvals).toEqual([
+      { id: approval.id, status: 'approved', consumed_seq: 1 },
+    ])
+  })
+
+  it('writes no checkpoint row and no event when the step’s webhook delivery cannot be written', async () => {
+    const c = await claimedRun()
+    const { rows } = await t.owner.query<{ event_seq: number }>(
+      'select event_seq from runs where id = $1',
+      [c.runId],
+    )
+    // A delivery already holding the number the step's event will take stands for the last part
+    // of the write failing, after the checkpoint rows and the event were inserted.
+    await t.owner.query(
+      `insert into webhook_deliveries (tenant_id, webhook_id, event_type, run_id, event_seq, payload)
+       values ($1, $2, 'step.completed', $3, $4, '{}'::jsonb)`,
+      [c.tenant, c.webhookId, c.runId, rows[0]!.event_seq + 1],
+    )
+    const before = await written(c.tenant, c.runId)
+
+    const failed = await pgErrorOf(saveStepCheckpoint(t.app, stepWrite(c, 1)))
+    expect(failed.code).toBe('23505')
+    expect(await written(c.tenant, c.runId)).toEqual(before)
+    expect(await loadCheckpointRow(t.app, c.tenant, NS, c.runId)).toBeUndefined()
+  })
+})
