@@ -93,7 +93,11 @@ function sendError(
       isServerError: true,
     }
   }
-  if (problem.isServerError) {
+  if (problem.body.status === 503) {
+    // A dependency is away (a Postgres restart answers every request so): one line each, without
+    // the stack, which says nothing a restart's error code does not.
+    request.log.warn({ problem: problem.body.type, cause: causeSummary(error) }, 'request refused')
+  } else if (problem.isServerError) {
     request.log.error({ err: error }, 'request failed')
   } else {
     request.log.debug(
@@ -113,4 +117,10 @@ function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Rend
     .header('x-request-id', request.id)
     .type(PROBLEM_CONTENT_TYPE)
     .send(JSON.stringify(problem.body))
+}
+
+function causeSummary(error: unknown): { message: string; code?: unknown } {
+  if (!(error instanceof Error)) return { message: String(error) }
+  const code = (error as { code?: unknown }).code
+  return code === undefined ? { message: error.message } : { message: error.message, code }
 }
