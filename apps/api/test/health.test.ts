@@ -98,4 +98,30 @@ describe('health and readiness', () => {
     expect((await ask()).statusCode).toBe(503)
     expect(runs).toBe(2)
   })
+
+  it('limits /readyz per client IP, answering 429 with Retry-After beyond the limit', async () => {
+    let runs = 0
+    const app = buildApp({
+      config: testConfig({ WEAVE_RATE_LIMIT_PER_MINUTE: '5' }),
+      log: captureLog().log,
+      checks: {
+        postgres: async () => {
+          runs += 1
+        },
+      },
+    })
+    const statuses: number[] = []
+    for (let i = 0; i < 7; i++) {
+      statuses.push((await app.inject({ method: 'GET', url: '/readyz' })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429])
+    const limited = await app.inject({ method: 'GET', url: '/readyz' })
+    expect(limited.headers['retry-after']).toMatch(/^\d+$/)
+    expect(Problem.parse(limited.json())).toMatchObject({ status: 429 })
+    // Another client is not held back, and /healthz stays unlimited for probes.
+    const other = await app.inject({ method: 'GET', url: '/readyz', remoteAddress: '10.0.0.9' })
+    expect(other.statusCode).toBe(200)
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)
+    expect(runs).toBe(1)
+  })
 })

@@ -48,7 +48,8 @@ const UNGUARDED = { logLevel: 'warn', config: { rateLimit: false } } as const
 
 /**
  * `/healthz`, `/readyz`, `/metrics` and `/openapi.json`, without a JWT. `/readyz` answers from a
- * cache (one check run per `readinessCacheMs`); `/metrics` may need its own token.
+ * cache (one check run per `readinessCacheMs`) and is rate-limited per client IP; `/metrics` may
+ * need its own token.
  */
 export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = async (
   app,
@@ -78,7 +79,9 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
   app.get(
     '/readyz',
     {
-      ...UNGUARDED,
+      // Answered from a cache, and limited per client IP like any request without a token: a
+      // flood can neither reach Postgres and Redis nor keep the API busy answering it.
+      logLevel: 'warn',
       schema: {
         operationId: 'getReadiness',
         summary: 'Readiness: Postgres and Redis are reachable',
@@ -86,6 +89,7 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
         security: [],
         response: {
           200: Readiness,
+          ...problemResponses(429),
           503: {
             description: 'A dependency is unreachable',
             content: { 'application/problem+json': { schema: NotReady } },
