@@ -243,7 +243,7 @@ describe('webhook deliveries', () => {
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery!.id]))
     expect(bodyOf(got[3]!)).toMatchObject({
       type: 'run.completed',
-      data: { ...COMPLETED, runId, seq: 1 },
+      data: { ...COMPLETED, runId, eventSeq: 1 },
     })
   })
 

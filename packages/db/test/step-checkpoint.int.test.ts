@@ -145,9 +145,10 @@ describe('saveStepCheckpoint', () => {
         run_id: c.runId,
         event_seq: seq,
         status: 'pending',
+        // The delivery carries the step's own seq and, beside it, the event's number.
         payload: expect.objectContaining({
           type: 'step.completed',
-          data: expect.objectContaining({ step: 'a', runId: c.runId }),
+          data: { step: 'a', seq: 1, runId: c.runId, eventSeq: seq },
         }),
       },
     ])

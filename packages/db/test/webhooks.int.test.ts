@@ -87,7 +87,7 @@ describe('webhook deliveries', () => {
       payload: {
         type: 'run.completed',
         timestamp: event.at.toISOString(),
-        data: { steps: 2, lastStep: 'a', runId: run.id, seq: event.seq },
+        data: { steps: 2, lastStep: 'a', runId: run.id, eventSeq: event.seq },
       },
     })
     const pending = await listPendingDeliveries(t.app, { dueBefore: new Date(Date.now() + 1000) })
