@@ -29,3 +29,24 @@ BEGIN
   RETURN v_event;
 END
 $$;
+--> statement-breakpoint
+-- The delivery sweep's cross-tenant read, paged: pending deliveries due before a time, after a
+-- (next attempt, id) cursor, ids only. Without a cursor a sweep saw only the first page, and
+-- deliveries whose jobs were alive could fill it for ever.
+DROP FUNCTION IF EXISTS weave_pending_webhook_deliveries(timestamptz, integer);
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION weave_pending_webhook_deliveries(
+  p_due_before timestamptz, p_after_at timestamptz, p_after_id uuid, p_limit integer
+) RETURNS TABLE (tenant_id text, id uuid, next_attempt_at timestamptz)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  SELECT d.tenant_id, d.id, d.next_attempt_at
+  FROM public.webhook_deliveries d
+  WHERE d.status = 'pending' AND d.next_attempt_at < p_due_before
+    AND (p_after_at IS NULL OR (d.next_attempt_at, d.id) > (p_after_at, p_after_id))
+  ORDER BY d.next_attempt_at, d.id
+  LIMIT least(greatest(p_limit, 1), 1000)
+$$;
+--> statement-breakpoint
+REVOKE ALL ON FUNCTION weave_pending_webhook_deliveries(timestamptz, timestamptz, uuid, integer) FROM PUBLIC;
+--> statement-breakpoint
+GRANT EXECUTE ON FUNCTION weave_pending_webhook_deliveries(timestamptz, timestamptz, uuid, integer) TO weave_app;

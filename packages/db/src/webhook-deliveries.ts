@@ -178,20 +178,23 @@ export interface PendingDelivery extends DeliveryRef {
 
 /**
  * Pending deliveries of every tenant whose next attempt is due before `dueBefore`, soonest first,
- * for the sweep that enqueues deliveries whose job was lost. Cross-tenant through a
- * `SECURITY DEFINER` function returning ids and times only (webhooks.int.test.ts).
+ * after the `after` cursor when given (the last row of the previous page), for the sweep that
+ * enqueues deliveries whose job was lost. Cross-tenant through a `SECURITY DEFINER` function
+ * returning ids and times only (webhooks.int.test.ts).
  */
 export async function listPendingDeliveries(
   database: Pick<Database, 'db'>,
-  options: { dueBefore: Date; limit?: number },
+  options: { dueBefore: Date; after?: PendingDelivery; limit?: number },
 ): Promise<PendingDelivery[]> {
   const limit = Math.min(1000, Math.max(1, Math.trunc(options.limit ?? 100)))
+  const afterAt = options.after?.nextAttemptAt.toISOString() ?? null
+  const afterId = options.after?.id ?? null
   const result = await database.db.execute<{
     tenant_id: string
     id: string
     next_attempt_at: string | Date
   }>(
-    sql`select * from weave_pending_webhook_deliveries(${options.dueBefore.toISOString()}::timestamptz, ${limit})`,
+    sql`select * from weave_pending_webhook_deliveries(${options.dueBefore.toISOString()}::timestamptz, ${afterAt}::timestamptz, ${afterId}::uuid, ${limit})`,
   )
   return result.rows.map((r) => ({
     tenant: r.tenant_id,
