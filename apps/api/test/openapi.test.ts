@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { readFileSync } from 'node:fs'
+import { RUN_EVENT_TYPES } from '@weave/db'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildApp } from '../src/app.js'
@@ -156,5 +158,25 @@ describe('the OpenAPI document', () => {
     })
     expect(response.statusCode).toBe(201)
     expect(widgets).toEqual(['w1'])
+  })
+})
+
+describe('the committed OpenAPI document', () => {
+  const committed = JSON.parse(
+    readFileSync(new URL('../../../openapi/openapi.json', import.meta.url), 'utf8'),
+  ) as { components: { schemas: Record<string, any> } }
+  const schemas = committed.components.schemas
+
+  it('gives every run event type the schema of its data, from the run protocol', () => {
+    const members: Array<{ $ref: string }> = schemas.RunEvent.anyOf
+    const typed = members
+      .map((member) => schemas[member.$ref.split('/').at(-1)!])
+      .filter((schema) => schema.properties.type.const !== undefined)
+    expect(typed.map((schema) => schema.properties.type.const)).toEqual(RUN_EVENT_TYPES)
+    const completed = typed.find((schema) => schema.properties.type.const === 'step.completed')
+    expect(completed.properties.data).toMatchObject({
+      type: 'object',
+      required: ['step', 'seq'],
+    })
   })
 })

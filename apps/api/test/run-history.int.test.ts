@@ -127,6 +127,36 @@ describe('a run executed by the kernel', () => {
     }
   })
 
+  it("lists an event recorded with data older than its type's schema as it was stored", async () => {
+    const started = expectJson(
+      await start({ graph: 'pricing', input: { amount: 1 } }),
+      202,
+      RunView,
+    )
+    // Earlier versions recorded a worker's cancellation without `by`.
+    const client = await h.database.pool.connect()
+    try {
+      await client.query('begin')
+      await client.query(`select set_config('weave.tenant', $1, true)`, [tenant])
+      await client.query(`select weave_append_run_event($1, $2, 'run.cancelled', '{}'::jsonb)`, [
+        tenant,
+        started.id,
+      ])
+      await client.query('commit')
+    } finally {
+      client.release()
+    }
+    const events = expectJson(
+      await h.call({ method: 'GET', url: `/v1/runs/${started.id}/events?format=json`, token }),
+      200,
+      RunEventPage,
+    )
+    expect(events.items.map((e) => [e.type, e.data])).toEqual([
+      ['run.queued', { graph: 'pricing', version: 1 }],
+      ['run.cancelled', {}],
+    ])
+  })
+
   it('pages events with a cursor and refuses a bad one', async () => {
     const forked = expectJson(
       await h.call({ method: 'POST', url: `/v1/runs/${run.id}/fork`, token, body: { seq: 2 } }),

@@ -234,14 +234,30 @@ export const ResumeRunBody = ResumeRunFields.nullish().transform((body) => body 
 /** `POST /v1/runs/{id}/resume`. */
 export type ResumeRunBody = z.infer<typeof ResumeRunBody>
 
-/** A run event; `id` is its sequence number within the run. */
+/** The members every run event has; `id` is its sequence number within the run. */
+const runEventOf = <T extends z.ZodType, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ id: z.int(), type, data, at: Timestamp })
+
+/** One event type with the schema of its data, from the run protocol's catalogue. */
+const TypedRunEvents = RUN_EVENT_TYPES.map((type) =>
+  runEventOf(z.literal(type), RUN_EVENT_DATA[type]).meta({
+    id: `RunEvent_${type.replace('.', '_')}`,
+    description: `A \`${type}\` event.`,
+  }),
+)
+
+/**
+ * A run event. Its `data` is the payload of its type (one schema per type); an event recorded by
+ * an earlier version whose data predates its type's schema is shown as it was stored.
+ */
 export const RunEvent = z
-  .object({
-    id: z.int(),
-    type: z.string().meta({ examples: [...RUN_EVENT_TYPES] }),
-    data: z.unknown().meta({ description: `The payload of its type: ${eventPayloads()}` }),
-    at: Timestamp,
-  })
+  .union([
+    ...TypedRunEvents,
+    runEventOf(z.string(), z.unknown()).meta({
+      id: 'RunEvent_recorded',
+      description: `An event as recorded, for data written before its type's schema. ${eventPayloads()}`,
+    }),
+  ])
   .meta({ id: 'RunEvent' })
 /** A run event. */
 export type RunEvent = z.infer<typeof RunEvent>
