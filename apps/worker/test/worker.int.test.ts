@@ -193,4 +193,51 @@ describe('the worker', () => {
     )
     expect(done?.lastStep).toBe('review')
   })
+
+  it('finishes a run whose approval expired when the resume job was lost', async () => {
+    const id = await start('lost-expiry', {
+      entry: 'review',
+      steps: {
+        review: {
+          kind: 'approval',
+          title: 'Go?',
+          timeout: 'PT1H',
+          next: { when: [{ if: "review.status = 'expired'", then: 'fallback' }], else: null },
+        },
+        fallback: { kind: 'set', values: { fellBack: 'true' } },
+      },
+    })
+    await until(
+      () => runOf(id),
+      (r) => r?.status === 'waiting',
+      'waiting',
+    )
+    const [approval] = (
+      await withTenant(database, tenant, (tx) => listApprovals(tx, { runId: id }))
+    ).items
+    // The expiry commits, but its resume job never reaches Redis.
+    const away = createApprovalLifecycle({
+      database,
+      jobs: {
+        enqueue: async () => {
+          throw new Error('redis away')
+        },
+      },
+      log: pino({ level: 'silent' }),
+    })
+    expect(await away.expire(tenant, approval!.id)).toMatchObject({ expired: true, runId: id })
+    expect((await runOf(id))?.status).toBe('waiting')
+    const lifecycle = createApprovalLifecycle({ database, jobs: worker.queues })
+    const report = await reconcileOnce(
+      { database, queues: worker.queues, lifecycle, log: pino({ level: 'silent' }) },
+      new Date(Date.now() + 60_000),
+    )
+    expect(report.resumed).toBeGreaterThanOrEqual(1)
+    const done = await until(
+      () => runOf(id),
+      (r) => r?.status === 'completed',
+      'completion',
+    )
+    expect(done?.lastStep).toBe('fallback')
+  })
 })
