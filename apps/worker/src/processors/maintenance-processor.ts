@@ -1,19 +1,18 @@
-import { jobKindOf } from '@weave/db'
-import { UnrecoverableError, type Job, type Processor } from 'bullmq'
+import type { Processor } from 'bullmq'
 import { reconcileOnce, type ReconcilerDeps } from '../reconciler.js'
+import { jobProcessor } from './job-processor.js'
 
 /**
  * Runs the reconciler's pass when the cluster-wide job scheduler fires `reconcile`: one worker
  * takes each tick. A pass that repaired something logs what.
  */
 export function maintenanceProcessor(deps: ReconcilerDeps): Processor {
-  return async (job: Job) => {
-    if (jobKindOf(job.queueName, job.name) !== 'reconcile') {
-      throw new UnrecoverableError(`unknown job ${job.name}`)
-    }
-    const report = await reconcileOnce(deps)
-    const repaired = Object.values(report).reduce((sum, count) => sum + count, 0)
-    if (repaired > 0) deps.log.info(report, 'reconciler pass repaired runs')
-    return report
-  }
+  return jobProcessor(deps.metrics, {
+    reconcile: async () => {
+      const report = await reconcileOnce(deps)
+      const repaired = Object.values(report).reduce((sum, count) => sum + count, 0)
+      if (repaired > 0) deps.log.info(report, 'reconciler pass repaired runs')
+      return report
+    },
+  })
 }

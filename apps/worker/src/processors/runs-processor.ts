@@ -1,5 +1,5 @@
-import { isDatabaseUnavailable, JOBS, jobKindOf } from '@weave/db'
-import { DelayedError, UnrecoverableError, type Job, type Processor } from 'bullmq'
+import { isDatabaseUnavailable } from '@weave/db'
+import { DelayedError, type Job, type Processor } from 'bullmq'
 import type { Logger } from 'pino'
 import {
   executeRun,
@@ -7,7 +7,8 @@ import {
   type Execution,
   type ExecutionOutcome,
 } from '../execution/execute-run.js'
-import { jobWaitSeconds, type WorkerMetrics } from '../metrics.js'
+import type { WorkerMetrics } from '../metrics.js'
+import { jobProcessor } from './job-processor.js'
 
 /** How long a job handed back because Postgres is away waits before it is tried again. */
 const UNAVAILABLE_RETRY_MS = 2_000
@@ -22,10 +23,7 @@ const INTERRUPTED_RETRY_MS = 250
 export function runsProcessor(
   deps: ExecuteDeps & { log: Logger; metrics?: WorkerMetrics },
 ): Processor {
-  return async (job: Job, token?: string): Promise<ExecutionOutcome> => {
-    const wait = jobWaitSeconds(job)
-    if (wait !== undefined) deps.metrics?.observeQueueWait(job.queueName, wait)
-    const execution = parse(job)
+  const execute = async (execution: Execution, job: Job, token: string | undefined) => {
     const log = deps.log.child({ jobId: job.id, runId: execution.runId, tenant: execution.tenant })
     log.debug({ kind: execution.kind }, 'job started')
     let result: ExecutionOutcome
@@ -54,14 +52,10 @@ export function runsProcessor(
       )
     return result
   }
-}
-
-function parse(job: Job): Execution {
-  const kind = jobKindOf(job.queueName, job.name)
-  if (kind !== 'run' && kind !== 'resume') throw new UnrecoverableError(`unknown job ${job.name}`)
-  const data = JOBS[kind].payload.safeParse(job.data)
-  if (!data.success) throw new UnrecoverableError(`bad ${kind} job payload: ${data.error.message}`)
-  return kind === 'run'
-    ? { kind, jobId: String(job.id), ...JOBS.run.payload.parse(data.data) }
-    : { kind, jobId: String(job.id), ...JOBS.resume.payload.parse(data.data) }
+  return jobProcessor<ExecutionOutcome>(deps.metrics, {
+    run: (payload, job, token) =>
+      execute({ kind: 'run', jobId: String(job.id), ...payload }, job, token),
+    resume: (payload, job, token) =>
+      execute({ kind: 'resume', jobId: String(job.id), ...payload }, job, token),
+  })
 }
