@@ -1,72 +1,29 @@
-import {
-  createDb,
-  createRun,
-  getRun,
-  migrateDatabase,
-  registerGraphVersion,
-  withTenant,
-  type Database,
-} from '@weave/db'
-import { redisConnection } from '@weave/queue'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
-import { startWorker, type RunningWorker } from '../src/index.js'
+import { until } from './support/test-services.js'
+import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed.js'
 
 // What one tenant's graph may take of what every tenant shares: the server's ceilings on a
 // graph's limits and on the state a step may checkpoint hold whatever the graph says.
 const MAX_STATE_BYTES = 4096
 const STEP_BUDGET_CEILING = 5
 
-const testDb = testDatabase('weave_worker_limits')
-const { url, suffix } = testDb
-const tenant = `t-${suffix}`
-
-let database: Database
-let worker: RunningWorker
+let bed: WorkerTestbed
 
 beforeAll(async () => {
-  await migrateDatabase({ connectionString: url })
-  database = createDb({ connectionString: url, max: 8 })
-  worker = startWorker({
-    database,
-    connection: redisConnection(TEST_REDIS_URL),
-    prefix: `worker-limits-${suffix}`,
-    log: pino({ level: 'silent' }),
-    reconcileIntervalMs: 0,
+  bed = await startWorkerTestbed('worker-limits', {
     maxStateBytes: MAX_STATE_BYTES,
     maxima: { stepBudget: STEP_BUDGET_CEILING },
   })
 })
 
-afterAll(async () => {
-  await worker?.queues.runs.obliterate({ force: true })
-  await worker?.queues.timers.obliterate({ force: true })
-  await worker?.queues.maintenance.obliterate({ force: true })
-  await worker?.close()
-  await database?.close()
-  await testDb.drop()
-})
+afterAll(() => bed?.close())
 
-async function start(name: string, spec: unknown, input: Record<string, unknown> = {}) {
-  const run = await withTenant(database, tenant, async (tx) => {
-    const v = await registerGraphVersion(tx, { name, spec, createdBy: 'author' })
-    return (
-      await createRun(tx, {
-        graphName: name,
-        graphVersion: v.version,
-        input: input as never,
-        createdBy: 'starter',
-      })
-    ).run
-  })
-  await worker.queues.enqueue('run', { runId: run.id, tenant })
-  return run.id
-}
+const start = (name: string, spec: unknown, input?: Record<string, unknown>) =>
+  bed.start(name, spec, input)
 
 const finished = (id: string) =>
   until(
-    () => withTenant(database, tenant, (tx) => getRun(tx, id)),
+    () => bed.runOf(id),
     (r) => r?.status === 'completed' || r?.status === 'failed',
     'the run to finish',
   )

@@ -1,73 +1,32 @@
 import {
   createApprovalLifecycle,
-  createDb,
-  createRun,
   decideApproval,
-  getRun,
   listApprovals,
   listRunEvents,
-  migrateDatabase,
-  registerGraphVersion,
   withTenant,
   type Database,
 } from '@weave/db'
-import { redisConnection } from '@weave/queue'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
-import { reconcileOnce, startWorker, type RunningWorker } from '../src/index.js'
+import { until } from './support/test-services.js'
+import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed.js'
+import { reconcileOnce, type RunningWorker } from '../src/index.js'
 
-const REDIS = TEST_REDIS_URL
-const testDb = testDatabase('weave_worker')
-const { url, suffix } = testDb
-const tenant = `t-${suffix}`
-
+let bed: WorkerTestbed
 let database: Database
 let worker: RunningWorker
+let tenant: string
 
 beforeAll(async () => {
-  await migrateDatabase({ connectionString: url })
-  database = createDb({ connectionString: url, max: 12 })
-  worker = startWorker({
-    database,
-    connection: redisConnection(REDIS),
-    prefix: `worker-test-${suffix}`,
-    log: pino({ level: 'silent' }),
-    reconcileIntervalMs: 0,
-  })
+  bed = await startWorkerTestbed('worker-test')
+  ;({ database, worker, tenant } = bed)
 })
 
-afterAll(async () => {
-  await worker.queues.runs.obliterate({ force: true })
-  await worker.queues.timers.obliterate({ force: true })
-  await worker.queues.maintenance.obliterate({ force: true })
-  await worker.close()
-  await database.close()
-  await testDb.drop()
-})
+afterAll(() => bed?.close())
 
-async function start(
-  name: string,
-  spec: unknown,
-  input: Record<string, unknown> = {},
-  createdBy = 'starter',
-) {
-  const run = await withTenant(database, tenant, async (tx) => {
-    const v = await registerGraphVersion(tx, { name, spec, createdBy: 'author' })
-    return (
-      await createRun(tx, {
-        graphName: name,
-        graphVersion: v.version,
-        input: input as never,
-        createdBy,
-      })
-    ).run
-  })
-  await worker.queues.enqueue('run', { runId: run.id, tenant })
-  return run.id
-}
-
-const runOf = (id: string) => withTenant(database, tenant, (tx) => getRun(tx, id))
+const start = (name: string, spec: unknown, input?: Record<string, unknown>) =>
+  bed.start(name, spec, input)
+const runOf = (id: string) => bed.runOf(id)
 
 describe('the worker', () => {
   it('executes a queued run to completion and records its events', async () => {
