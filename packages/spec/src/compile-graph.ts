@@ -4,8 +4,7 @@ import { SpecCompileError } from './errors.js'
 import { GraphSpec } from './graph-spec.js'
 import { createEgressPolicy } from './http/egress.js'
 import { buildMergeConfig } from './merge-config.js'
-import { compileRouter } from './routing.js'
-import { compileStep } from './steps/compile-step.js'
+import { compileStep, compileStepRouter } from './steps/compile-step.js'
 import type { StepCompileContext } from './steps/step-compiler.js'
 import { specTopology, type Topology } from './topology.js'
 import { routeProblems } from './validate-routes.js'
@@ -73,7 +72,11 @@ export async function compileGraph(
     egress: createEgressPolicy(deps.http?.allow ?? [], deps.http?.lookup),
   }
   for (const [stepName, step] of Object.entries(s.steps)) {
-    graph.addStep(stepName, await compileStep(stepName, step, cx), compileRouter(step.next, limits))
+    graph.addStep(
+      stepName,
+      await compileStep(stepName, step, cx),
+      compileStepRouter(stepName, step, limits),
+    )
   }
   graph.validate()
   return { graph, spec: s, topology: specTopology(s) }

@@ -30,6 +30,8 @@ export {
   ParallelStepSpec,
   HandlerStepSpec,
   FailStepSpec,
+  AgentStepSpec,
+  AGENT_TOOL_NAME_PATTERN,
 } from './step-schema.js'
 export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits, MAX_STEPS } from './graph-spec.js'
 export { validateSpec, type ValidationResult } from './validate-spec.js'

@@ -99,5 +99,8 @@ export function subgraphRefs(doc: unknown): SubgraphRef[] {
   return out
 }
 
-/** The kinds of step that yield the run (a parallel branch must not). */
-export const SUSPENDING_KINDS: ReadonlySet<string> = new Set(['approval', 'input', 'wait'])
+/**
+ * The kinds of step that yield the run (a parallel branch must not). An agent step yields when
+ * a tool call needs a person.
+ */
+export const SUSPENDING_KINDS: ReadonlySet<string> = new Set(['approval', 'input', 'wait', 'agent'])

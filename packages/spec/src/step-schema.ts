@@ -95,6 +95,72 @@ const handlerFields = {
 
 const failFields = { kind: z.literal('fail'), message: Template }
 
+/** A tool name as chat-completion endpoints accept function names. */
+export const AGENT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+
+const AgentToolCall = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({ kind: z.literal('handler'), handler: HandlerName }),
+    // The arguments are the request body, so only methods that carry one.
+    z.strictObject({
+      kind: z.literal('http'),
+      method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']),
+      url: Template,
+    }),
+  ],
+  { error: 'a tool call is { kind: "handler", handler } or { kind: "http", method, url }' },
+)
+
+const AgentTool = z.strictObject({
+  description: z.string(),
+  /** JSON Schema (draft 2020-12) of the arguments: an object schema, checked with ajv separately. */
+  parameters: z
+    .record(z.string(), z.json())
+    .refine((p) => p.type === 'object', { error: 'tool parameters are an object schema' }),
+  readOnly: z.boolean().optional(),
+  call: AgentToolCall,
+})
+
+const AgentPermission = z.strictObject({
+  tool: z.string().regex(/^[A-Za-z0-9_*-]{1,64}$/, {
+    error: 'a rule names a tool, or a pattern of tool names with *',
+  }),
+  when: Expression.optional(),
+  permission: z.enum(['allow', 'ask', 'deny']),
+  approval: z
+    .strictObject({
+      title: Template.optional(),
+      approvers: approvalFields.approvers,
+      required: approvalFields.required,
+      separationOfDuties: approvalFields.separationOfDuties,
+      timeout: approvalFields.timeout,
+    })
+    .optional(),
+})
+
+const agentFields = {
+  kind: z.literal('agent'),
+  model: z.string().min(1),
+  system: Template.optional(),
+  prompt: Template,
+  tools: z.record(
+    z.string().regex(AGENT_TOOL_NAME_PATTERN, {
+      error: `a tool name must match ${AGENT_TOOL_NAME_PATTERN.source}`,
+    }),
+    AgentTool,
+  ),
+  permissions: z.array(AgentPermission).optional(),
+  limits: z
+    .strictObject({
+      maxTurns: z.int().min(1).max(1000).optional(),
+      maxToolCalls: z.int().min(0).max(1000).optional(),
+      tokens: z.int().min(1).optional(),
+    })
+    .optional(),
+  saveAs: StateKey.optional(),
+}
+
 const next = { next: Next.optional() }
 
 function httpBodyAllowed(s: { method: string; body?: string | undefined }): boolean {
@@ -106,6 +172,35 @@ function oneOfDurationUntil(s: { duration?: string | undefined; until?: string |
   return (s.duration === undefined) !== (s.until === undefined)
 }
 const waitRule = { error: 'a wait step has exactly one of duration or until' }
+
+// A rule naming a tool the step does not have is a typo that would leave its tool unguarded,
+// and approval settings on a rule that never asks would be silently ignored.
+function agentRuleProblems(
+  s: {
+    tools: Record<string, unknown>
+    permissions?: Array<{ tool: string; permission: string; approval?: unknown }> | undefined
+  },
+  ctx: z.RefinementCtx,
+): void {
+  s.permissions?.forEach((rule, i) => {
+    if (!rule.tool.includes('*') && !Object.hasOwn(s.tools, rule.tool)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `no tool "${rule.tool}" in this step's tools`,
+        path: ['permissions', i, 'tool'],
+        input: rule.tool,
+      })
+    }
+    if (rule.approval !== undefined && rule.permission !== 'ask') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'approval settings belong to an "ask" rule',
+        path: ['permissions', i, 'approval'],
+        input: rule.approval,
+      })
+    }
+  })
+}
 
 /** Writes the evaluated values into state. */
 export const SetStepSpec = z.strictObject({ ...setFields, ...next })
@@ -135,6 +230,11 @@ export type SubgraphStepSpec = z.infer<typeof SubgraphStepSpec>
 /** Calls a function registered with `defineHandler`. */
 export const HandlerStepSpec = z.strictObject({ ...handlerFields, ...next })
 export type HandlerStepSpec = z.infer<typeof HandlerStepSpec>
+/** An LLM that calls tools under declarative permissions, one model turn or tool call a step. */
+export const AgentStepSpec = z
+  .strictObject({ ...agentFields, ...next })
+  .superRefine(agentRuleProblems)
+export type AgentStepSpec = z.infer<typeof AgentStepSpec>
 /** Fails the run with a rendered message. */
 export const FailStepSpec = z.strictObject({ ...failFields, ...next })
 export type FailStepSpec = z.infer<typeof FailStepSpec>
@@ -154,6 +254,7 @@ export const STEP_KINDS = [
   'parallel',
   'handler',
   'fail',
+  'agent',
 ] as const
 export type StepKind = (typeof STEP_KINDS)[number]
 
@@ -219,6 +320,7 @@ export const StepSpec = z.discriminatedUnion(
     ParallelStepSpec,
     HandlerStepSpec,
     FailStepSpec,
+    AgentStepSpec,
   ],
   { error: (issue) => kindMessage(issue.input) },
 )

@@ -1,5 +1,8 @@
-import type { Step } from '@weave/kernel'
+import type { Router, Step } from '@weave/kernel'
+import type { ExpressionLimits } from '../expression.js'
+import { compileRouter } from '../routing.js'
 import type { StepSpec } from '../step-schema.js'
+import { compileAgentRouter, compileAgentStep } from './agent.js'
 import { compileApprovalStep } from './approval.js'
 import { compileFailStep } from './fail.js'
 import { compileHandlerStep } from './handler.js'
@@ -40,5 +43,20 @@ export async function compileStep(
       return compileHandlerStep(step, cx)
     case 'fail':
       return compileFailStep(step, cx)
+    case 'agent':
+      return compileAgentStep(name, step, cx)
   }
+}
+
+/**
+ * The kernel router of one spec step: its `next`, except that an agent step comes back to
+ * itself until its conversation is done.
+ */
+export function compileStepRouter(
+  name: string,
+  step: StepSpec,
+  limits: ExpressionLimits,
+): Router | undefined {
+  if (step.kind === 'agent') return compileAgentRouter(name, step, limits)
+  return compileRouter(step.next, limits)
 }

@@ -1,0 +1,141 @@
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createApprovalLifecycle, listApprovals, withTenant } from '@weave/db'
+import { createHandlerRegistry, defineHandler } from '@weave/spec'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { until } from './support/test-services.js'
+import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed.js'
+
+// The write-approval gate on an agent's tool calls, as the worker runs it: a call the rules
+// send to a person becomes an approval bound to that exact call, and the call runs only once a
+// person approved it, once.
+
+/** A scripted OpenAI-compatible model: the reply of a turn is chosen by the turns so far. */
+let model: Server
+let modelUrl = ''
+let modelCalls = 0
+const refunds: number[] = []
+
+const REPLIES = [{ tool_calls: [call('c1', 'refund', { amount: 500 })] }, { content: 'Refunded.' }]
+
+function call(id: string, name: string, args: object) {
+  return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } }
+}
+
+let bed: WorkerTestbed
+
+beforeAll(async () => {
+  model = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      modelCalls += 1
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+        messages: Array<{ role: string }>
+      }
+      const turn = body.messages.filter((m) => m.role === 'assistant').length
+      const reply = REPLIES[turn] ?? { content: 'out of script' }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          choices: [{ index: 0, message: { role: 'assistant', content: null, ...reply } }],
+          usage: { prompt_tokens: 10, completion_tokens: 5 },
+        }),
+      )
+    })
+  })
+  model.listen(0, '127.0.0.1')
+  await once(model, 'listening')
+  modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`
+  bed = await startWorkerTestbed('agent-gate', {
+    llm: { baseUrl: modelUrl },
+    http: { allow: ['127.0.0.1'] },
+    handlers: createHandlerRegistry([
+      defineHandler('payments.refund', (args) => {
+        refunds.push(Number(args.amount))
+        return { refunded: args.amount }
+      }),
+    ]),
+  })
+})
+
+afterAll(async () => {
+  await bed?.close()
+  model?.close()
+})
+
+const agent = {
+  entry: 'support',
+  steps: {
+    support: {
+      kind: 'agent',
+      model: 'scripted',
+      prompt: 'Help {{ customer }}',
+      tools: {
+        refund: {
+          description: 'Refund an amount',
+          parameters: {
+            type: 'object',
+            required: ['amount'],
+            properties: { amount: { type: 'number' } },
+            additionalProperties: false,
+          },
+          call: { kind: 'handler', handler: 'payments.refund' },
+        },
+      },
+      permissions: [
+        { tool: 'refund', when: 'amount <= 100', permission: 'allow' },
+        {
+          tool: 'refund',
+          permission: 'ask',
+          approval: { title: 'Refund {{ amount }}?', separationOfDuties: true },
+        },
+      ],
+    },
+  },
+}
+
+describe('an agent step on a worker', () => {
+  it('opens an approval for the exact call, runs it once approved, and finishes', async () => {
+    const id = await bed.start('support-agent', agent, { customer: 'Ada' })
+    await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'waiting',
+      'the agent to ask',
+    )
+    expect(refunds).toEqual([])
+    const [approval] = (
+      await withTenant(bed.database, bed.tenant, (tx) => listApprovals(tx, { runId: id }))
+    ).items
+    expect(approval).toMatchObject({
+      status: 'pending',
+      step: 'support',
+      title: 'Refund 500?',
+      details: expect.objectContaining({ tool: 'refund', arguments: { amount: 500 } }),
+      separationOfDuties: true,
+    })
+
+    const lifecycle = createApprovalLifecycle({ database: bed.database, jobs: bed.worker.queues })
+    const decide = (subject: string) =>
+      lifecycle.decide(bed.tenant, {
+        approvalId: approval!.id,
+        subject,
+        subjectScopes: ['approvals:decide'],
+        decision: 'approve',
+        materialHash: approval!.materialHash,
+        context: { requestId: 'test', ip: '127.0.0.1' },
+      })
+    // The run's starter may not approve its own agent's call.
+    await expect(decide('starter')).rejects.toMatchObject({ code: 'separation-of-duties' })
+    expect((await decide('bob')).settled?.status).toBe('approved')
+
+    const done = await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'completed' || r?.status === 'failed',
+      'the agent to finish',
+    )
+    expect(done).toMatchObject({ status: 'completed' })
+    expect(refunds).toEqual([500])
+    expect(modelCalls).toBe(2)
+  })
+})

@@ -1,0 +1,128 @@
+import type { Json, State, StepContext } from '@weave/kernel'
+import { EgressDeniedError, HandlerNotFoundError, HttpStepError } from '../errors.js'
+import type { EgressDecision } from '../http/egress.js'
+import { RequestFailedError, sendWithRetry } from '../http/request.js'
+import type { AgentStepSpec } from '../step-schema.js'
+import { compileTemplate, type CompiledTemplate } from '../template.js'
+import type { StepCompileContext } from './step-compiler.js'
+
+type ToolSpec = AgentStepSpec['tools'][string]
+
+const MAX_BODY_BYTES = 1_048_576
+const DEFAULT_TIMEOUT_MS = 10_000
+const ATTEMPTS = 3
+const BACKOFF_MS = 500
+
+/** One tool call to run: the exact arguments that were checked, and the model's call id. */
+export interface ToolInvocation {
+  callId: string
+  args: State
+  /** The run's state, which an http tool's URL template renders against. */
+  state: Readonly<State>
+}
+
+/** Runs a tool and gives what the model is told: JSON text. */
+export type ToolRunner = (call: ToolInvocation, ctx: StepContext) => Promise<string>
+
+function isJsonType(contentType: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '')
+}
+
+function parseBody(text: string, contentType: string | undefined): Json {
+  if (!isJsonType(contentType) || text === '') return text
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return text
+  }
+}
+
+/**
+ * A handler tool: the registered function, looked up at run time as the handler step does,
+ * gets the arguments in place of the state; what it returns is the tool's result. A handler
+ * that throws fails the step, so a resume runs that call again.
+ */
+function handlerRunner(handler: string, cx: StepCompileContext): ToolRunner {
+  return async ({ args }, ctx) => {
+    const fn = cx.deps.handlers?.get(handler)
+    if (!fn) throw new HandlerNotFoundError(ctx.step, handler)
+    const out = await fn(args, {
+      config: undefined,
+      runId: ctx.runId,
+      step: ctx.step,
+      seq: ctx.seq,
+      signal: ctx.signal,
+    })
+    return JSON.stringify(out ?? null)
+  }
+}
+
+/**
+ * An http tool: the URL renders against the run's state (the graph's author names the
+ * service; the model only fills the body), the egress policy decides on it exactly as for an
+ * http step, and the call goes to the addresses it checked. The body is the arguments, and the
+ * `Idempotency-Key` is `<runId>:<step>:<callId>`, the same however often the call is sent.
+ * Whatever status the service answers goes back to the model as `{ status, body }`; a call that
+ * gets no answer (network, timeout, egress) fails the step, so a resume sends it again.
+ */
+function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContext): ToolRunner {
+  const injectedFetch = cx.deps.http?.fetch
+  const timeoutMs = cx.deps.http?.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS
+  return async ({ callId, args, state }, ctx) => {
+    const rendered = await url.render(state, ctx.step)
+    let target: URL
+    try {
+      target = new URL(rendered)
+    } catch {
+      throw new HttpStepError(ctx.step, `${JSON.stringify(rendered)} is not an absolute URL`)
+    }
+    let decision: EgressDecision
+    try {
+      decision = await cx.egress.decide(target)
+    } catch (err) {
+      throw new HttpStepError(
+        ctx.step,
+        `cannot resolve ${target.hostname}: ${(err as Error).message}`,
+        undefined,
+        { cause: err },
+      )
+    }
+    if (!decision.isAllowed) throw new EgressDeniedError(ctx.step, decision.reason)
+    const call = `${method} ${target.origin}${target.pathname}`
+    let res
+    try {
+      res = await sendWithRetry({
+        fetch: injectedFetch ?? decision.fetch,
+        url: target.href,
+        method,
+        headers: {
+          'content-type': 'application/json',
+          'idempotency-key': `${ctx.runId}:${ctx.step}:${callId}`,
+        },
+        body: JSON.stringify(args),
+        attempts: ATTEMPTS,
+        backoffMs: BACKOFF_MS,
+        timeoutMs,
+        signal: ctx.signal,
+        maxBodyBytes: MAX_BODY_BYTES,
+        retryStatus: () => true,
+      })
+    } catch (err) {
+      const detail = err instanceof RequestFailedError ? err.message : String(err)
+      const tries = err instanceof RequestFailedError ? ` after ${err.attempts} attempt(s)` : ''
+      throw new HttpStepError(ctx.step, `${call} failed${tries}: ${detail}`, undefined, {
+        cause: err,
+      })
+    }
+    return JSON.stringify({
+      status: res.status,
+      body: parseBody(res.text, res.headers['content-type']),
+    })
+  }
+}
+
+/** The runner of one tool, its templates parsed once. */
+export function compileToolRunner(tool: ToolSpec, cx: StepCompileContext): ToolRunner {
+  if (tool.call.kind === 'handler') return handlerRunner(tool.call.handler, cx)
+  return httpRunner(tool.call.method, compileTemplate(tool.call.url, cx.limits), cx)
+}

@@ -1,0 +1,400 @@
+import { END, type Json, type Router, type State, type Step, type StepContext } from '@weave/kernel'
+import { approvalMaterialHash } from '../canonical-json.js'
+import { parseDuration } from '../duration.js'
+import { LlmStepError, SpecCompileError } from '../errors.js'
+import type { ExpressionLimits } from '../expression.js'
+import { jsonSchemaErrors, validateAgainstSchema } from '../json-schema.js'
+import { isJsonObject, isProtocolKey } from '../json-value.js'
+import { toPointer } from '../problem.js'
+import { compileRouter } from '../routing.js'
+import type { AgentStepSpec } from '../step-schema.js'
+import { compileTemplate, type CompiledTemplate } from '../template.js'
+import type { ApprovalReason } from '../yield-reasons.js'
+import { compilePermissions, type Permission, type PermissionVerdict } from './agent-permissions.js'
+import { compileToolRunner, type ToolRunner } from './agent-tools.js'
+import { requestChatCompletion } from './chat-completions.js'
+import type { StepCompileContext } from './step-compiler.js'
+
+const DEFAULT_MAX_TURNS = 10
+const DEFAULT_MAX_TOOL_CALLS = 20
+
+// The call id travels in the Idempotency-Key header and in approval material: printable ASCII
+// without spaces keeps both unambiguous.
+const CALL_ID = /^[\x21-\x7e]{1,256}$/
+
+/** A tool call of the last model turn, not yet settled. */
+interface PendingCall {
+  callId: string
+  tool: string
+  /** The arguments exactly as the model wrote them (JSON text). */
+  arguments: string
+}
+
+/** How a tool call was settled, with the decision it was settled on when a person was asked. */
+interface SettledCall {
+  callId: string
+  tool: string
+  /** null: the call never reached the permission check (unknown tool, invalid arguments). */
+  permission: Permission | null
+  outcome: 'ran' | 'denied' | 'rejected' | 'expired' | 'invalid'
+  decision?: Json
+}
+
+type StopReason = 'max-turns' | 'tokens' | 'max-tool-calls'
+
+/** What an agent step keeps in the state under `saveAs`: the whole conversation. */
+interface Conversation {
+  messages: Json[]
+  usage: { inputTokens: number; outputTokens: number }
+  turns: number
+  toolCalls: number
+  pending: PendingCall[]
+  calls: SettledCall[]
+  done: boolean
+  result?: string
+  stopped?: StopReason
+}
+
+interface CompiledTool {
+  spec: AgentStepSpec['tools'][string]
+  run: ToolRunner
+}
+
+const isCount = (v: Json | undefined): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0
+
+function isPendingCall(v: Json): boolean {
+  return (
+    isJsonObject(v) &&
+    typeof v.callId === 'string' &&
+    typeof v.tool === 'string' &&
+    typeof v.arguments === 'string'
+  )
+}
+
+/** The conversation saved in the state, or undefined when there is none (or not one of ours). */
+function readConversation(value: Json | undefined): Conversation | undefined {
+  if (!isJsonObject(value)) return undefined
+  const { messages, usage, turns, toolCalls, pending, calls, done } = value
+  if (!Array.isArray(messages) || !isJsonObject(usage) || !isCount(turns) || !isCount(toolCalls))
+    return undefined
+  if (!isCount(usage.inputTokens) || !isCount(usage.outputTokens)) return undefined
+  if (!Array.isArray(pending) || !pending.every(isPendingCall)) return undefined
+  if (typeof done !== 'boolean') return undefined
+  return {
+    ...(value as unknown as Conversation),
+    calls: Array.isArray(calls) ? (calls as unknown as SettledCall[]) : [],
+  }
+}
+
+function countOf(usage: Json, key: string): number {
+  const n = isJsonObject(usage) ? usage[key] : undefined
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0
+}
+
+/** The tool calls of an assistant message, checked so each can be answered and keyed. */
+function toolCallsOf(
+  message: { [k: string]: Json },
+  known: ReadonlySet<string>,
+  step: string,
+): PendingCall[] {
+  const raw = message.tool_calls
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw))
+    throw new LlmStepError(step, 'the endpoint gave tool_calls that is not a list')
+  const seen = new Set(known)
+  return raw.map((c) => {
+    const fn = isJsonObject(c) ? c.function : undefined
+    if (
+      !isJsonObject(c) ||
+      typeof c.id !== 'string' ||
+      !isJsonObject(fn) ||
+      typeof fn.name !== 'string' ||
+      typeof fn.arguments !== 'string'
+    ) {
+      throw new LlmStepError(step, 'the endpoint gave a tool call without id, name or arguments')
+    }
+    // A reused id would reuse an Idempotency-Key, and the service would answer the old call.
+    if (!CALL_ID.test(c.id) || seen.has(c.id)) {
+      throw new LlmStepError(
+        step,
+        `the endpoint gave an unusable tool call id ${JSON.stringify(c.id)}`,
+      )
+    }
+    seen.add(c.id)
+    return { callId: c.id, tool: fn.name, arguments: fn.arguments }
+  })
+}
+
+/** Every tool call id the conversation has seen, from its assistant messages. */
+function knownCallIds(messages: ReadonlyArray<Json>): Set<string> {
+  const ids = new Set<string>()
+  for (const m of messages) {
+    if (!isJsonObject(m) || !Array.isArray(m.tool_calls)) continue
+    for (const c of m.tool_calls) if (isJsonObject(c) && typeof c.id === 'string') ids.add(c.id)
+  }
+  return ids
+}
+
+/** The text of the assistant message that made a call ('' when it had none). */
+function assistantTextOf(messages: ReadonlyArray<Json>, callId: string): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]
+    if (!isJsonObject(m) || !Array.isArray(m.tool_calls)) continue
+    if (m.tool_calls.some((c) => isJsonObject(c) && c.id === callId)) {
+      return typeof m.content === 'string' ? m.content : ''
+    }
+  }
+  return ''
+}
+
+/** The arguments as the tool would get them, or why they cannot be given to it. */
+function checkArguments(
+  text: string,
+  schema: Json,
+): { args: State; problems?: undefined } | { problems: string } {
+  let value: Json
+  try {
+    value = JSON.parse(text) as Json
+  } catch {
+    return { problems: 'the arguments are not valid JSON' }
+  }
+  if (!isJsonObject(value)) return { problems: 'the arguments are not a JSON object' }
+  // Rules see the arguments as expressions see a state, without `__` keys: a call carrying one
+  // would reach the tool with something no rule could look at.
+  const reserved = Object.keys(value).find(isProtocolKey)
+  if (reserved !== undefined)
+    return { problems: `/${reserved}: keys starting with "__" are reserved` }
+  const problems = validateAgainstSchema(schema, value)
+  if (problems.length > 0) {
+    return { problems: problems.map((p) => `${p.path || '/'}: ${p.message}`).join('; ') }
+  }
+  return { args: value }
+}
+
+/**
+ * `agent`: a model that calls tools, each call passing the step's permission rules first. The
+ * conversation lives in the state under `saveAs` (default: the step's name), and each run of
+ * the step does one unit of work on it: one model call (its reply, tool calls included, saved
+ * before any of them runs) or settling one pending tool call (its result saved before the next
+ * model call). Its router (compileAgentRouter) brings the run back to the step until the
+ * conversation is done, so the kernel checkpoints between units: a resumed run never asks the
+ * model again for a turn it has, nor runs again a call whose result it has.
+ *
+ * A call is checked in this order: a known tool, JSON arguments valid against its `parameters`
+ * (else the model is told why), the rules (`deny`: the model is told; `allow`: it runs; `ask`:
+ * the step yields an approval whose material is that exact call, and runs it only with a
+ * settled approval on that material from `deps.approvals`). The permission is decided again
+ * each time from the arguments in the state, and no decision is ever read from the state, so
+ * nothing a client writes into the conversation can allow a call.
+ * @throws SpecCompileError when a tool's `parameters` is not a usable JSON Schema.
+ */
+export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepCompileContext): Step {
+  const system = step.system === undefined ? undefined : compileTemplate(step.system, cx.limits)
+  const prompt = compileTemplate(step.prompt, cx.limits)
+  const saveAs = step.saveAs ?? name
+  const maxTurns = step.limits?.maxTurns ?? DEFAULT_MAX_TURNS
+  const maxToolCalls = step.limits?.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS
+  const tokenLimit = step.limits?.tokens
+  const permissions = compilePermissions(step.permissions ?? [], cx.limits)
+  const titles = new Map<object, CompiledTemplate>()
+  for (const rule of step.permissions ?? []) {
+    if (rule.approval?.title !== undefined) {
+      titles.set(rule, compileTemplate(rule.approval.title, cx.limits))
+    }
+  }
+  const tools = new Map<string, CompiledTool>()
+  const problems = []
+  for (const [tool, spec] of Object.entries(step.tools)) {
+    const at = toPointer(['steps', name, 'tools', tool, 'parameters'])
+    for (const e of jsonSchemaErrors(spec.parameters)) {
+      problems.push({ path: `${at}${e.path}`, message: `not a valid JSON Schema: ${e.message}` })
+    }
+    tools.set(tool, { spec, run: compileToolRunner(spec, cx) })
+  }
+  if (problems.length > 0) throw new SpecCompileError(problems)
+  const toolDefinitions = Object.entries(step.tools).map(([tool, spec]) => ({
+    type: 'function',
+    function: { name: tool, description: spec.description, parameters: spec.parameters },
+  }))
+
+  const save = (conversation: Conversation) => ({ [saveAs]: conversation as unknown as Json })
+  const stop = (c: Conversation, stopped: StopReason) => save({ ...c, done: true, stopped })
+
+  async function start(state: Readonly<State>, ctx: StepContext): Promise<Conversation> {
+    const messages: Json[] = []
+    if (system !== undefined) {
+      messages.push({ role: 'system', content: await system.render(state, ctx.step) })
+    }
+    messages.push({ role: 'user', content: await prompt.render(state, ctx.step) })
+    const usage = { inputTokens: 0, outputTokens: 0 }
+    return { messages, usage, turns: 0, toolCalls: 0, pending: [], calls: [], done: false }
+  }
+
+  async function callModel(c: Conversation, ctx: StepContext): Promise<Conversation> {
+    const request = {
+      model: step.model,
+      messages: c.messages,
+      ...(toolDefinitions.length > 0 ? { tools: toolDefinitions } : {}),
+    }
+    const { message, usage } = await requestChatCompletion(cx.deps.llm, request, ctx)
+    const calls = toolCallsOf(message, knownCallIds(c.messages), ctx.step)
+    const content = typeof message.content === 'string' ? message.content : null
+    // Only what the endpoint needs back is kept, so the next request carries no stray fields.
+    const assistant: Json = {
+      role: 'assistant',
+      content,
+      ...(calls.length === 0
+        ? {}
+        : {
+            tool_calls: calls.map((call) => ({
+              id: call.callId,
+              type: 'function',
+              function: { name: call.tool, arguments: call.arguments },
+            })),
+          }),
+    }
+    const next: Conversation = {
+      ...c,
+      messages: [...c.messages, assistant],
+      usage: {
+        inputTokens: c.usage.inputTokens + countOf(usage, 'prompt_tokens'),
+        outputTokens: c.usage.outputTokens + countOf(usage, 'completion_tokens'),
+      },
+      turns: c.turns + 1,
+      pending: calls,
+    }
+    return calls.length === 0 ? { ...next, done: true, result: content ?? '' } : next
+  }
+
+  function approvalReason(
+    ctx: StepContext,
+    call: PendingCall,
+    verdict: PermissionVerdict,
+    title: string,
+    details: Json,
+  ): ApprovalReason {
+    const approval = verdict.rule?.approval
+    return {
+      kind: 'approval',
+      runId: ctx.runId,
+      step: ctx.step,
+      seq: ctx.seq,
+      title,
+      details,
+      materialHash: approvalMaterialHash(title, details),
+      approvers: approval?.approvers ?? null,
+      required: approval?.required ?? 1,
+      separationOfDuties: approval?.separationOfDuties ?? false,
+      timeoutMs: approval?.timeout === undefined ? null : parseDuration(approval.timeout),
+      onTimeout: 'expire',
+      // Not a state key: the decision is kept in the conversation, with the call it settled.
+      saveAs: `${saveAs}/calls/${call.callId}`,
+      inputSchema: null,
+    }
+  }
+
+  async function settleNext(c: Conversation, state: Readonly<State>, ctx: StepContext) {
+    const [call, ...rest] = c.pending as [PendingCall, ...PendingCall[]]
+    const settle = (content: string, settled: Omit<SettledCall, 'callId' | 'tool'>) =>
+      save({
+        ...c,
+        messages: [...c.messages, { role: 'tool', tool_call_id: call.callId, content }],
+        pending: rest,
+        calls: [...c.calls, { callId: call.callId, tool: call.tool, ...settled }],
+        toolCalls: c.toolCalls + (settled.outcome === 'ran' ? 1 : 0),
+      })
+    const tool = tools.get(call.tool)
+    if (!tool) {
+      return settle(`There is no tool "${call.tool}"; the call was not run.`, {
+        permission: null,
+        outcome: 'invalid',
+      })
+    }
+    const checked = checkArguments(call.arguments, tool.spec.parameters)
+    if (checked.problems !== undefined) {
+      return settle(`The arguments are invalid, so the call was not run: ${checked.problems}`, {
+        permission: null,
+        outcome: 'invalid',
+      })
+    }
+    const { args } = checked
+    const verdict = await permissions.decide(call.tool, tool.spec.readOnly === true, args, ctx.step)
+    if (verdict.permission === 'deny') {
+      return settle('This call was refused by policy; it was not run.', {
+        permission: 'deny',
+        outcome: 'denied',
+      })
+    }
+    if (c.toolCalls >= maxToolCalls) return stop(c, 'max-tool-calls')
+    const run = () => tool.run({ callId: call.callId, args, state }, ctx)
+    if (verdict.permission === 'allow') {
+      return settle(await run(), { permission: 'allow', outcome: 'ran' })
+    }
+    const titleTemplate = verdict.rule === undefined ? undefined : titles.get(verdict.rule)
+    const title =
+      titleTemplate === undefined
+        ? `Allow ${call.tool}?`
+        : await titleTemplate.render(args, ctx.step)
+    const details: Json = {
+      tool: call.tool,
+      arguments: args,
+      callId: call.callId,
+      assistantMessage: assistantTextOf(c.messages, call.callId),
+    }
+    const reason = approvalReason(ctx, call, verdict, title, details)
+    if (ctx.resumeInput !== undefined && cx.deps.approvals) {
+      const record = await cx.deps.approvals.decision({
+        runId: ctx.runId,
+        step: ctx.step,
+        seq: ctx.seq,
+        materialHash: reason.materialHash,
+      })
+      if (isJsonObject(record)) {
+        if (record.status === 'approved') {
+          return settle(await run(), { permission: 'ask', outcome: 'ran', decision: record })
+        }
+        const expired = record.status === 'expired'
+        const told = expired
+          ? 'No person approved this call before its approval expired; it was not run.'
+          : 'A person refused this call; it was not run.'
+        return settle(told, {
+          permission: 'ask',
+          outcome: expired ? 'expired' : 'rejected',
+          decision: record,
+        })
+      }
+    }
+    return { __yield: true, __yield_reason: reason }
+  }
+
+  return async (state, ctx) => {
+    const saved = readConversation(state[saveAs])
+    // A finished conversation is only seen when a route leads back into the step: a new one.
+    const c = saved === undefined || saved.done ? await start(state, ctx) : saved
+    if (tokenLimit !== undefined && c.usage.inputTokens + c.usage.outputTokens >= tokenLimit) {
+      return stop(c, 'tokens')
+    }
+    if (c.pending.length > 0) return settleNext(c, state, ctx)
+    if (c.turns >= maxTurns) return stop(c, 'max-turns')
+    return save(await callModel(c, ctx))
+  }
+}
+
+/**
+ * The router of an agent step: back to the step itself until its conversation is done, then
+ * the step's own `next`.
+ */
+export function compileAgentRouter(
+  name: string,
+  step: AgentStepSpec,
+  limits: ExpressionLimits,
+): Router {
+  const saveAs = step.saveAs ?? name
+  const after = compileRouter(step.next, limits)
+  return async (state, ctx) => {
+    const c = state[saveAs]
+    if (!isJsonObject(c) || c.done !== true) return name
+    return after === undefined ? END : after(state, ctx)
+  }
+}

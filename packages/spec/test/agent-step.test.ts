@@ -1,0 +1,678 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { loadCheckpoint, MemStore, type Json, type RunResult, type State } from '@weave/kernel'
+import {
+  approvalMaterialHash,
+  approvalRecordKeys,
+  clientStateProblems,
+  compileGraph,
+  createHandlerRegistry,
+  defineHandler,
+  GraphSpec,
+  validateSpec,
+} from '@weave/spec'
+import { sendJson, startLocalServer, type LocalServer } from './support/local-server.js'
+import { createYieldHost } from './support/yield-host.js'
+
+/** One scripted model reply: tool calls `[id, tool, arguments]` and/or a final text. */
+interface Reply {
+  content?: string | null
+  calls?: Array<[string, string, Json | string]>
+}
+
+let chatServer: LocalServer
+let toolServer: LocalServer
+// The fake answers by how many assistant messages the request already holds, so a resumed or
+// forked conversation gets the same reply for the same turn, and every request is recorded.
+let script: Reply[] = []
+
+beforeAll(async () => {
+  chatServer = await startLocalServer((req, res) => {
+    const body = JSON.parse(req.body) as { messages: Array<{ role: string }> }
+    const turn = body.messages.filter((m) => m.role === 'assistant').length
+    const reply = script[turn] ?? { content: 'out of script' }
+    const toolCalls = reply.calls?.map(([id, name, args]) => ({
+      id,
+      type: 'function',
+      function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+    }))
+    sendJson(res, 200, {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: reply.content ?? null,
+            ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: toolCalls ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    })
+  })
+  toolServer = await startLocalServer((req, res) => {
+    const body = JSON.parse(req.body) as { amount: number }
+    sendJson(res, 201, { refunded: body.amount })
+  })
+})
+afterAll(async () => {
+  await chatServer.close()
+  await toolServer.close()
+})
+
+let chatsBefore = 0
+let refundsBefore = 0
+beforeEach(() => {
+  chatsBefore = chatServer.received.length
+  refundsBefore = toolServer.received.length
+})
+/** The chat requests of the current test, parsed. */
+const chats = () => chatServer.received.slice(chatsBefore).map((r) => JSON.parse(r.body))
+/** The refund requests the http tool sent in the current test. */
+const refunds = () => toolServer.received.slice(refundsBefore)
+const refundAmounts = () => refunds().map((r) => (JSON.parse(r.body) as { amount: number }).amount)
+
+const lookupParameters = {
+  type: 'object',
+  required: ['orderId'],
+  properties: { orderId: { type: 'string' } },
+  additionalProperties: false,
+}
+const refundParameters = {
+  type: 'object',
+  required: ['amount'],
+  properties: { amount: { type: 'number' } },
+  additionalProperties: false,
+}
+
+function tools() {
+  return {
+    lookup: {
+      description: 'Look an order up',
+      parameters: lookupParameters,
+      readOnly: true,
+      call: { kind: 'handler', handler: 'orders.lookup' },
+    },
+    refund: {
+      description: 'Refund an amount',
+      parameters: refundParameters,
+      call: { kind: 'http', method: 'POST', url: '{{ payments }}/refunds' },
+    },
+  }
+}
+
+async function setup(
+  agent: Record<string, unknown>,
+  replies: Reply[],
+  options: { maxIterations?: number; allow?: string[] } = {},
+) {
+  script = replies
+  const host = createYieldHost()
+  const lookups: State[] = []
+  const handlers = createHandlerRegistry([
+    defineHandler('orders.lookup', (args) => {
+      lookups.push(args)
+      return { orderId: args.orderId ?? null, status: 'shipped' }
+    }),
+  ])
+  const doc = {
+    entry: 'agent',
+    ...(options.maxIterations === undefined
+      ? {}
+      : { limits: { maxIterations: options.maxIterations } }),
+    steps: {
+      agent: {
+        kind: 'agent',
+        model: 'gpt-x',
+        system: 'You help with orders.',
+        prompt: 'Help {{ customer }}',
+        tools: tools(),
+        ...agent,
+        next: 'after',
+      },
+      after: { kind: 'set', values: { after: 'true' } },
+    },
+  }
+  const spec = GraphSpec.parse(doc)
+  const deps = {
+    handlers,
+    http: { allow: options.allow ?? ['127.0.0.1'] },
+    llm: { baseUrl: `${chatServer.origin}/v1`, apiKey: 'sk-test', backoffMs: 1 },
+    approvals: host.approvals,
+  }
+  const { graph } = await compileGraph('g', spec, deps)
+  const store = new MemStore()
+  const input = { customer: 'Ada', payments: toolServer.origin }
+  return {
+    graph,
+    store,
+    host,
+    lookups,
+    run: async () => host.record(await graph.run(input, { store })),
+    resume: async (runId: string, resumeInput: State = {}) =>
+      host.record(await graph.resume(runId, resumeInput, { store })),
+  }
+}
+
+const decision = (status: string): Json => ({
+  status,
+  approvalId: 'a-1',
+  decisions: [
+    { by: 'bob', decision: status, comment: null, input: null, at: '2030-01-01T00:00:00Z' },
+  ],
+})
+
+function conversation(r: RunResult) {
+  return r.state.agent as any
+}
+
+describe('agent step: permissions', () => {
+  it('runs an allowed call, gives its result to the model, and saves the final answer', async () => {
+    const g = await setup({}, [
+      { content: 'Let me look.', calls: [['call_1', 'lookup', { orderId: 'A1' }]] },
+      { content: 'Order A1 has shipped.' },
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(r.state.after).toBe(true)
+    expect(g.lookups).toEqual([{ orderId: 'A1' }])
+    const c = conversation(r)
+    expect(c).toMatchObject({
+      done: true,
+      result: 'Order A1 has shipped.',
+      turns: 2,
+      toolCalls: 1,
+      pending: [],
+      usage: { inputTokens: 20, outputTokens: 10 },
+      calls: [{ callId: 'call_1', tool: 'lookup', permission: 'allow', outcome: 'ran' }],
+    })
+    expect(c.messages).toEqual([
+      { role: 'system', content: 'You help with orders.' },
+      { role: 'user', content: 'Help Ada' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'lookup', arguments: '{"orderId":"A1"}' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: JSON.stringify({ orderId: 'A1', status: 'shipped' }),
+      },
+      { role: 'assistant', content: 'Order A1 has shipped.' },
+    ])
+    const sent = chats()
+    expect(sent).toHaveLength(2)
+    expect(sent[0]).toEqual({
+      model: 'gpt-x',
+      messages: c.messages.slice(0, 2),
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'lookup',
+            description: 'Look an order up',
+            parameters: lookupParameters,
+          },
+        },
+        {
+          type: 'function',
+          function: {
+            name: 'refund',
+            description: 'Refund an amount',
+            parameters: refundParameters,
+          },
+        },
+      ],
+    })
+    expect(sent[1].messages).toEqual(c.messages.slice(0, 4))
+    // One unit of work per kernel step: model, tool, model, then the step's own next.
+    const history = await g.graph.history(r.runId, { store: g.store })
+    expect(history.map((h) => h.lastStep)).toEqual(['agent', 'agent', 'agent', 'after'])
+  })
+
+  it('never runs a denied call and tells the model it was refused by policy', async () => {
+    const g = await setup({ permissions: [{ tool: 'ref*', permission: 'deny' }] }, [
+      { calls: [['call_1', 'refund', { amount: 5 }]] },
+      { content: 'I cannot refund that.' },
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(refunds()).toEqual([])
+    expect(g.host.reasons).toEqual([])
+    const c = conversation(r)
+    expect(c.messages[3]).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: 'This call was refused by policy; it was not run.',
+    })
+    expect(c.calls).toEqual([
+      { callId: 'call_1', tool: 'refund', permission: 'deny', outcome: 'denied' },
+    ])
+    expect(c.result).toBe('I cannot refund that.')
+  })
+
+  it('decides by the first rule whose tool and `when` match the arguments', async () => {
+    const g = await setup(
+      {
+        permissions: [
+          { tool: 'refund', when: 'amount > 10000', permission: 'deny' },
+          { tool: 'refund', when: 'amount <= 100', permission: 'allow' },
+          { tool: 'refund', permission: 'ask', approval: { title: 'Refund {{ amount }}?' } },
+        ],
+      },
+      [
+        {
+          calls: [
+            ['c_small', 'refund', { amount: 50 }],
+            ['c_mid', 'refund', { amount: 500 }],
+            ['c_huge', 'refund', { amount: 20000 }],
+          ],
+        },
+        { content: 'Done.' },
+      ],
+    )
+    const r = await g.run()
+    expect(r.stopReason).toBe('yielded')
+    expect(refundAmounts()).toEqual([50])
+    expect(g.host.reasons).toHaveLength(1)
+    expect(g.host.reasons[0]).toMatchObject({ title: 'Refund 500?', details: { callId: 'c_mid' } })
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refundAmounts()).toEqual([50, 500])
+    expect(conversation(done).calls.map((c: any) => [c.callId, c.permission, c.outcome])).toEqual([
+      ['c_small', 'allow', 'ran'],
+      ['c_mid', 'ask', 'ran'],
+      ['c_huge', 'deny', 'denied'],
+    ])
+  })
+
+  it('sends invalid arguments back to the model with the errors, never to the tool', async () => {
+    const g = await setup({ permissions: [{ tool: '*', permission: 'allow' }] }, [
+      {
+        calls: [
+          ['call_1', 'refund', { amount: 'lots' }],
+          ['call_2', 'lookup', 'not json'],
+          ['call_3', 'lookup', { orderId: 'A1', __admin: true }],
+          ['call_4', 'teleport', {}],
+        ],
+      },
+      { content: 'Sorry.' },
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(refunds()).toEqual([])
+    expect(g.lookups).toEqual([])
+    const c = conversation(r)
+    expect(c.messages.slice(3, 7).map((m: any) => m.content)).toEqual([
+      'The arguments are invalid, so the call was not run: /amount: must be number',
+      'The arguments are invalid, so the call was not run: the arguments are not valid JSON',
+      'The arguments are invalid, so the call was not run: /__admin: keys starting with "__" are reserved',
+      'There is no tool "teleport"; the call was not run.',
+    ])
+    expect(c.calls.every((x: any) => x.outcome === 'invalid' && x.permission === null)).toBe(true)
+    expect(c.toolCalls).toBe(0)
+  })
+
+  it('sends http tools through the http step’s egress rules', async () => {
+    const g = await setup(
+      { permissions: [{ tool: 'refund', permission: 'allow' }] },
+      [{ calls: [['call_1', 'refund', { amount: 5 }]] }],
+      { allow: [] },
+    )
+    const r = await g.run()
+    expect(r.stopReason).toBe('error')
+    expect(r.error).toMatchObject({ name: 'EgressDeniedError' })
+    expect(refunds()).toEqual([])
+  })
+})
+
+describe('agent step: asking a person', () => {
+  const refundTurn: Reply[] = [
+    { content: 'I will refund 500.', calls: [['call_1', 'refund', { amount: 500 }]] },
+    { content: 'Refunded.' },
+  ]
+  const askRule = {
+    tool: 'refund',
+    permission: 'ask',
+    approval: {
+      approvers: { scopes: ['refunds'] },
+      required: 2,
+      separationOfDuties: true,
+      timeout: 'PT1H',
+    },
+  }
+  const material = {
+    title: 'Allow refund?',
+    details: {
+      tool: 'refund',
+      arguments: { amount: 500 },
+      callId: 'call_1',
+      assistantMessage: 'I will refund 500.',
+    },
+  }
+  const materialHash = approvalMaterialHash(material.title, material.details)
+
+  it('yields an approval whose material is the exact call, before running anything', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    expect(r.stopReason).toBe('yielded')
+    expect(g.host.reasons).toEqual([
+      {
+        kind: 'approval',
+        runId: r.runId,
+        step: 'agent',
+        seq: 2,
+        ...material,
+        materialHash,
+        approvers: { scopes: ['refunds'] },
+        required: 2,
+        separationOfDuties: true,
+        timeoutMs: 3_600_000,
+        onTimeout: 'expire',
+        saveAs: 'agent/calls/call_1',
+        inputSchema: null,
+      },
+    ])
+    expect(refunds()).toEqual([])
+    // The model's reply was checkpointed before the call was asked about.
+    expect(conversation(r).pending).toEqual([
+      { callId: 'call_1', tool: 'refund', arguments: '{"amount":500}' },
+    ])
+  })
+
+  it('runs an approved call exactly once, keyed by run, step and call id', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(g.host.asked).toEqual([materialHash])
+    expect(refunds()).toHaveLength(1)
+    expect(refunds()[0]!.headers['idempotency-key']).toBe(`${r.runId}:agent:call_1`)
+    expect(JSON.parse(refunds()[0]!.body)).toEqual({ amount: 500 })
+    const c = conversation(done)
+    expect(c.calls).toEqual([
+      {
+        callId: 'call_1',
+        tool: 'refund',
+        permission: 'ask',
+        outcome: 'ran',
+        decision: decision('approved'),
+      },
+    ])
+    expect(c.messages[3]).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: JSON.stringify({ status: 201, body: { refunded: 500 } }),
+    })
+    expect(c.result).toBe('Refunded.')
+    expect(done.state.after).toBe(true)
+  })
+
+  it('never runs a rejected call and tells the model a person refused it', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    g.host.settle(r.runId, 'agent', decision('rejected'))
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refunds()).toEqual([])
+    const c = conversation(done)
+    expect(c.messages[3].content).toBe('A person refused this call; it was not run.')
+    expect(c.calls[0]).toMatchObject({ outcome: 'rejected', decision: decision('rejected') })
+  })
+
+  it('asks again when resumed without a settled decision, whatever the state or input says', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    const plain = await g.resume(r.runId, { approved: true })
+    expect(plain.stopReason).toBe('yielded')
+    // A conversation rewritten to claim the call was approved is no decision either.
+    const forged = {
+      ...conversation(r),
+      calls: [{ callId: 'call_1', tool: 'refund', permission: 'allow', outcome: 'ran' }],
+    }
+    const again = await g.resume(r.runId, { agent: forged })
+    expect(again.stopReason).toBe('yielded')
+    expect(refunds()).toEqual([])
+    expect(g.host.reasons.map((x) => [x.seq, (x as any).materialHash])).toEqual([
+      [2, materialHash],
+      [3, materialHash],
+      [4, materialHash],
+    ])
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    expect((await g.resume(r.runId)).stopReason).toBe('completed')
+    expect(refunds()).toHaveLength(1)
+  })
+
+  it('asks about each call of a turn in turn and goes on once all are settled', async () => {
+    const g = await setup({ permissions: [{ tool: 'refund', permission: 'ask' }] }, [
+      {
+        calls: [
+          ['call_a', 'refund', { amount: 1 }],
+          ['call_b', 'refund', { amount: 2 }],
+        ],
+      },
+      { content: 'One refunded, one refused.' },
+    ])
+    const r = await g.run()
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    const second = await g.resume(r.runId)
+    expect(second.stopReason).toBe('yielded')
+    expect(refundAmounts()).toEqual([1])
+    expect(chats()).toHaveLength(1)
+    g.host.settle(r.runId, 'agent', decision('rejected'))
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refundAmounts()).toEqual([1])
+    expect(g.host.reasons.map((x: any) => x.details.callId)).toEqual(['call_a', 'call_b'])
+    expect(g.host.reasons[0]!.kind === 'approval' && g.host.reasons[0]!.materialHash).not.toBe(
+      g.host.reasons[1]!.kind === 'approval' && g.host.reasons[1]!.materialHash,
+    )
+    // The model is asked again only once both calls are settled, and sees both results.
+    const sent = chats()
+    expect(sent).toHaveLength(2)
+    expect(sent[1].messages.slice(-2).map((m: any) => [m.tool_call_id, m.content])).toEqual([
+      ['call_a', JSON.stringify({ status: 201, body: { refunded: 1 } })],
+      ['call_b', 'A person refused this call; it was not run.'],
+    ])
+    expect(conversation(done).result).toBe('One refunded, one refused.')
+  })
+})
+
+describe('agent step: durability', () => {
+  const replies: Reply[] = [
+    {
+      calls: [
+        ['call_1', 'lookup', { orderId: 'A1' }],
+        ['call_2', 'refund', { amount: 7 }],
+      ],
+    },
+    { calls: [['call_3', 'lookup', { orderId: 'B2' }]] },
+    { content: 'All done.' },
+  ]
+  const allowAll = { permissions: [{ tool: '*', permission: 'allow' }] }
+
+  it('calls the model once per turn and runs each call once when resumed after every checkpoint', async () => {
+    const g = await setup(allowAll, replies, { maxIterations: 1 })
+    let r = await g.run()
+    let invocations = 1
+    while (r.stopReason === 'max_iter') {
+      r = await g.resume(r.runId)
+      invocations++
+    }
+    expect(r.stopReason).toBe('completed')
+    // model, lookup, refund, model, lookup, model, after
+    expect(invocations).toBe(7)
+    expect(chats()).toHaveLength(3)
+    expect(g.lookups).toEqual([{ orderId: 'A1' }, { orderId: 'B2' }])
+    expect(refundAmounts()).toEqual([7])
+    expect(conversation(r)).toMatchObject({ done: true, turns: 3, toolCalls: 3 })
+  })
+
+  it('a fork from any checkpoint repeats no model turn and no finished call it holds', async () => {
+    const g = await setup(allowAll, replies)
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    const history = await g.graph.history(r.runId, { store: g.store })
+    expect(history).toHaveLength(7)
+    for (const { seq } of history) {
+      const at = await loadCheckpoint(g.store, 'g', r.runId, seq)
+      const held = at.state.agent as { turns: number; toolCalls: number; done: boolean }
+      const chatCount = chatServer.received.length
+      const lookupCount = g.lookups.length
+      const refundCount = toolServer.received.length
+      const fork = await g.graph.resumeAt(r.runId, seq, {}, { store: g.store, newRunId: `f${seq}` })
+      expect(fork.stopReason).toBe('completed')
+      expect(conversation(fork).result).toBe('All done.')
+      const ran = g.lookups.length - lookupCount + (toolServer.received.length - refundCount)
+      expect([chatServer.received.length - chatCount, ran]).toEqual([
+        3 - held.turns,
+        3 - held.toolCalls,
+      ])
+    }
+  })
+})
+
+describe('agent step: limits', () => {
+  const lookupForever: Reply[] = Array.from({ length: 10 }, (_, i) => ({
+    calls: [[`call_${i}`, 'lookup', { orderId: `O${i}` }] as [string, string, Json]],
+  }))
+
+  it('stops cleanly at maxTurns and goes on by next', async () => {
+    const g = await setup({ limits: { maxTurns: 2 } }, lookupForever)
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(chats()).toHaveLength(2)
+    expect(g.lookups).toHaveLength(2)
+    expect(conversation(r)).toMatchObject({ done: true, stopped: 'max-turns', turns: 2 })
+    expect(conversation(r).result).toBeUndefined()
+    expect(r.state.after).toBe(true)
+  })
+
+  it('stops cleanly before a tool call beyond maxToolCalls', async () => {
+    const g = await setup({ limits: { maxToolCalls: 1 } }, [
+      {
+        calls: [
+          ['call_1', 'lookup', { orderId: 'A1' }],
+          ['call_2', 'lookup', { orderId: 'A2' }],
+        ],
+      },
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(g.lookups).toEqual([{ orderId: 'A1' }])
+    expect(conversation(r)).toMatchObject({
+      done: true,
+      stopped: 'max-tool-calls',
+      toolCalls: 1,
+      pending: [{ callId: 'call_2' }],
+    })
+    expect(r.state.after).toBe(true)
+  })
+
+  it('stops cleanly once usage reaches the token limit', async () => {
+    const g = await setup({ limits: { tokens: 15 } }, lookupForever)
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(chats()).toHaveLength(1)
+    expect(g.lookups).toEqual([])
+    expect(conversation(r)).toMatchObject({
+      done: true,
+      stopped: 'tokens',
+      usage: { inputTokens: 10, outputTokens: 5 },
+    })
+    expect(r.state.after).toBe(true)
+  })
+})
+
+describe('agent step: validation', () => {
+  const agentWith = (tools: unknown, permissions?: unknown) => ({
+    entry: 'a',
+    steps: { a: { kind: 'agent', model: 'm', prompt: 'p', tools, permissions } },
+  })
+  const problemPaths = async (doc: unknown) => {
+    const result = await validateSpec(doc)
+    return result.ok ? [] : result.problems.map((p) => p.path)
+  }
+  const handlerTool = {
+    description: 'd',
+    parameters: { type: 'object' },
+    call: { kind: 'handler', handler: 'h' },
+  }
+
+  it('refuses tools with a bad name, a non-object or invalid parameters schema, or a bodiless method', async () => {
+    expect(
+      await problemPaths(
+        agentWith({
+          t: {
+            ...handlerTool,
+            parameters: { type: 'object', properties: { x: { type: 'nope' } } },
+          },
+          u: { ...handlerTool, parameters: { type: 'string' } },
+          v: { ...handlerTool, call: { kind: 'http', method: 'GET', url: 'https://x' } },
+        }),
+      ),
+    ).toEqual(
+      expect.arrayContaining([
+        '/steps/a/tools/t/parameters/properties/x/type',
+        '/steps/a/tools/u/parameters',
+        '/steps/a/tools/v/call/method',
+      ]),
+    )
+    expect(await problemPaths(agentWith({ 'bad name': handlerTool }))).toEqual([
+      '/steps/a/tools/bad name',
+    ])
+  })
+
+  it('refuses rules naming an unknown tool and approval settings on a rule that never asks', async () => {
+    expect(
+      await problemPaths(
+        agentWith({ t: handlerTool }, [
+          { tool: 'typo', permission: 'allow' },
+          { tool: 't', permission: 'deny', approval: { title: 'x' } },
+          { tool: 'ty*', permission: 'allow' },
+        ]),
+      ),
+    ).toEqual(['/steps/a/permissions/0/tool', '/steps/a/permissions/1/approval'])
+  })
+
+  it('refuses an agent whose conversation would overwrite an approval’s decision record', async () => {
+    const result = await validateSpec({
+      entry: 'a',
+      steps: {
+        a: { kind: 'approval', title: 'ok?', saveAs: 'chat', next: 'chat' },
+        chat: { kind: 'agent', model: 'm', prompt: 'p', tools: {} },
+      },
+    })
+    expect(result.ok ? [] : result.problems).toEqual([
+      {
+        path: '/steps/chat/saveAs',
+        message: '"chat" holds an approval step\'s decision records; only that step writes it',
+      },
+    ])
+  })
+
+  it('keeps a client from writing the conversation: its decisions and its counters', () => {
+    const spec = {
+      entry: 'chat',
+      steps: {
+        chat: { kind: 'agent', model: 'm', prompt: 'p', tools: {}, next: 'help' },
+        help: { kind: 'agent', model: 'm', prompt: 'p', tools: {}, saveAs: 'support' },
+      },
+    }
+    expect(approvalRecordKeys(spec)).toEqual(['chat', 'support'])
+    const problems = clientStateProblems(
+      { chat: { turns: 0, calls: [] }, support: {}, note: 'ok' },
+      approvalRecordKeys(spec),
+    )
+    expect(problems.map((p) => p.path)).toEqual(['/chat', '/support'])
+  })
+})
