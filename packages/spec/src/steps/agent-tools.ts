@@ -1,9 +1,9 @@
-import type { Json, State, StepContext } from '@weave/kernel'
-import { EgressDeniedError, HandlerNotFoundError, HttpStepError } from '../errors.js'
-import type { EgressDecision } from '../http/egress.js'
+import type { State, StepContext } from '@weave/kernel'
+import { HandlerNotFoundError, HttpStepError } from '../errors.js'
 import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
+import { allowedTarget, parseResponseBody } from './http-target.js'
 import type { StepCompileContext } from './step-compiler.js'
 
 type ToolSpec = AgentStepSpec['tools'][string]
@@ -23,19 +23,6 @@ export interface ToolInvocation {
 
 /** Runs a tool and gives what the model is told: JSON text. */
 export type ToolRunner = (call: ToolInvocation, ctx: StepContext) => Promise<string>
-
-function isJsonType(contentType: string | undefined): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '')
-}
-
-function parseBody(text: string, contentType: string | undefined): Json {
-  if (!isJsonType(contentType) || text === '') return text
-  try {
-    return JSON.parse(text) as Json
-  } catch {
-    return text
-  }
-}
 
 /**
  * A handler tool: the registered function, looked up at run time as the handler step does,
@@ -70,24 +57,7 @@ function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContex
   const timeoutMs = cx.deps.http?.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS
   return async ({ callId, args, state }, ctx) => {
     const rendered = await url.render(state, ctx.step)
-    let target: URL
-    try {
-      target = new URL(rendered)
-    } catch {
-      throw new HttpStepError(ctx.step, `${JSON.stringify(rendered)} is not an absolute URL`)
-    }
-    let decision: EgressDecision
-    try {
-      decision = await cx.egress.decide(target)
-    } catch (err) {
-      throw new HttpStepError(
-        ctx.step,
-        `cannot resolve ${target.hostname}: ${(err as Error).message}`,
-        undefined,
-        { cause: err },
-      )
-    }
-    if (!decision.isAllowed) throw new EgressDeniedError(ctx.step, decision.reason)
+    const { target, decision } = await allowedTarget(rendered, ctx.step, cx.egress)
     const call = `${method} ${target.origin}${target.pathname}`
     let res
     try {
@@ -116,7 +86,7 @@ function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContex
     }
     return JSON.stringify({
       status: res.status,
-      body: parseBody(res.text, res.headers['content-type']),
+      body: parseResponseBody(res.text, res.headers['content-type']),
     })
   }
 }

@@ -1,10 +1,10 @@
-import type { Json, Step } from '@weave/kernel'
-import { EgressDeniedError, HttpStepError } from '../errors.js'
+import type { Step } from '@weave/kernel'
+import { HttpStepError } from '../errors.js'
 import { compileExpression } from '../expression.js'
-import type { EgressDecision } from '../http/egress.js'
 import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { HttpStepSpec } from '../step-schema.js'
 import { compileTemplate } from '../template.js'
+import { allowedTarget, parseResponseBody } from './http-target.js'
 import type { StepCompileContext } from './step-compiler.js'
 
 const MAX_BODY_BYTES = 1_048_576
@@ -17,19 +17,6 @@ function expectation(expect: HttpFields['expectStatus']) {
   if (expect === undefined) return { test: (s: number) => s >= 200 && s <= 299, text: '2xx' }
   const list = Array.isArray(expect) ? expect : [expect]
   return { test: (s: number) => list.includes(s), text: list.join(', ') }
-}
-
-function isJsonType(contentType: string | undefined): boolean {
-  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '')
-}
-
-function parseBody(text: string, contentType: string | undefined): Json {
-  if (!isJsonType(contentType) || text === '') return text
-  try {
-    return JSON.parse(text) as Json
-  } catch {
-    return text
-  }
 }
 
 // Query strings often carry tokens: messages name the origin and path only.
@@ -61,24 +48,7 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
       `${call.runId}:${call.step}:${call.seq}`)
   return async (state, ctx) => {
     const rendered = await url.render(state, ctx.step)
-    let target: URL
-    try {
-      target = new URL(rendered)
-    } catch {
-      throw new HttpStepError(ctx.step, `${JSON.stringify(rendered)} is not an absolute URL`)
-    }
-    let decision: EgressDecision
-    try {
-      decision = await cx.egress.decide(target)
-    } catch (err) {
-      throw new HttpStepError(
-        ctx.step,
-        `cannot resolve ${target.hostname}: ${(err as Error).message}`,
-        undefined,
-        { cause: err },
-      )
-    }
-    if (!decision.isAllowed) throw new EgressDeniedError(ctx.step, decision.reason)
+    const { target, decision } = await allowedTarget(rendered, ctx.step, cx.egress)
     const sent: Record<string, string> = {
       'idempotency-key': idempotencyKey({ runId: ctx.runId, step: ctx.step, seq: ctx.seq }),
     }
@@ -127,7 +97,7 @@ export function compileHttpStep(name: string, step: HttpFields, cx: StepCompileC
     const saved = {
       status: res.status,
       headers: res.headers,
-      body: parseBody(res.text, res.headers['content-type']),
+      body: parseResponseBody(res.text, res.headers['content-type']),
     }
     return { [saveAs]: saved }
   }
