@@ -167,6 +167,33 @@ function conversation(r: RunResult) {
 }
 
 describe('agent step: permissions', () => {
+  it('runs the read-only calls of one reply together, in one step, then one at a time again', async () => {
+    const g = await setup({ permissions: [{ tool: 'refund', permission: 'deny' }] }, [
+      {
+        content: 'Looking both up.',
+        calls: [
+          ['call_a', 'lookup', { orderId: 'A1' }],
+          ['call_b', 'lookup', { orderId: 'B2' }],
+          ['call_r', 'refund', { amount: 5 }],
+        ],
+      },
+      { content: 'Both shipped.' },
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('completed')
+    expect(g.lookups).toEqual([{ orderId: 'A1' }, { orderId: 'B2' }])
+    expect(conversation(r).calls.map((c: any) => [c.callId, c.outcome])).toEqual([
+      ['call_a', 'ran'],
+      ['call_b', 'ran'],
+      ['call_r', 'denied'],
+    ])
+    // model, both lookups together, the refund refused, model: four units of the step.
+    const units = (await g.graph.history(r.runId, { store: g.store })).filter(
+      (cp) => cp.lastStep === 'agent',
+    )
+    expect(units).toHaveLength(4)
+  })
+
   it('runs an allowed call, gives its result to the model, and saves the final answer', async () => {
     const g = await setup({}, [
       { content: 'Let me look.', calls: [['call_1', 'lookup', { orderId: 'A1' }]] },

@@ -177,7 +177,8 @@ function checkArguments(
  * conversation lives in the state under `saveAs` (default: the step's name), and each run of
  * the step does one unit of work on it: one model call (its reply, tool calls included, saved
  * before any of them runs) or settling one pending tool call (its result saved before the next
- * model call). Its router (compileAgentRouter) brings the run back to the step until the
+ * model call; read-only calls the rules allow, next to each other in one reply, are settled
+ * together and run concurrently). Its router (compileAgentRouter) brings the run back to the step until the
  * conversation is done, so the kernel checkpoints between units: a resumed run never asks the
  * model again for a turn it has, nor runs again a call whose result it has.
  *
@@ -368,6 +369,59 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     return { __yield: true, __yield_reason: reason }
   }
 
+  /**
+   * The leading pending calls that may run together: known read-only tools, valid arguments,
+   * allowed by the rules, within the step's call limit. Reading cannot change the world, so they
+   * run concurrently in one unit; a crash during them sends them all again.
+   */
+  async function readOnlyBatch(c: Conversation, ctx: StepContext) {
+    const batch: Array<{ call: PendingCall; tool: CompiledTool; args: State }> = []
+    for (const call of c.pending) {
+      const tool = tools.get(call.tool)
+      if (tool?.spec.readOnly !== true) break
+      const checked = checkArguments(call.arguments, tool.spec.parameters)
+      if (checked.problems !== undefined) break
+      const verdict = await permissions.decide(call.tool, true, checked.args, ctx.step)
+      if (verdict.permission !== 'allow') break
+      if (c.toolCalls + batch.length >= maxToolCalls) break
+      batch.push({ call, tool, args: checked.args })
+    }
+    return batch
+  }
+
+  async function settleReadOnly(
+    c: Conversation,
+    batch: Awaited<ReturnType<typeof readOnlyBatch>>,
+    state: Readonly<State>,
+    ctx: StepContext,
+  ) {
+    const results = await Promise.all(
+      batch.map(({ call, tool, args }) => tool.run({ callId: call.callId, args, state }, ctx)),
+    )
+    return save({
+      ...c,
+      messages: [
+        ...c.messages,
+        ...batch.map(({ call }, i) => ({
+          role: 'tool',
+          tool_call_id: call.callId,
+          content: results[i]!,
+        })),
+      ],
+      pending: c.pending.slice(batch.length),
+      calls: [
+        ...c.calls,
+        ...batch.map(({ call }) => ({
+          callId: call.callId,
+          tool: call.tool,
+          permission: 'allow' as const,
+          outcome: 'ran' as const,
+        })),
+      ],
+      toolCalls: c.toolCalls + batch.length,
+    })
+  }
+
   return async (state, ctx) => {
     const saved = readConversation(state[saveAs])
     // A finished conversation is only seen when a route leads back into the step: a new one.
@@ -375,7 +429,11 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     if (tokenLimit !== undefined && c.usage.inputTokens + c.usage.outputTokens >= tokenLimit) {
       return stop(c, 'tokens')
     }
-    if (c.pending.length > 0) return settleNext(c, state, ctx)
+    if (c.pending.length > 0) {
+      const batch = await readOnlyBatch(c, ctx)
+      if (batch.length > 1) return settleReadOnly(c, batch, state, ctx)
+      return settleNext(c, state, ctx)
+    }
     if (c.turns >= maxTurns) return stop(c, 'max-turns')
     return save(await callModel(c, ctx))
   }
