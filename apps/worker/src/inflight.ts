@@ -1,3 +1,4 @@
+import type { AgentEvent } from '@weave/spec'
 /** What the worker tracks about a run while the kernel executes it in this process. */
 export interface Flight {
   tenant: string
@@ -23,6 +24,8 @@ export interface Flight {
   stepStarts: Map<string, number>
   /** The first-attempt seq of a step being retried, by kernel run (from its failed checkpoint). */
   attemptSeqs: Map<string, number>
+  /** What a step did (an agent's unit of work), by `<kernel run>#<seq>`, written with its checkpoint. */
+  stepEvents: Map<string, AgentEvent[]>
   /** When Postgres last confirmed this claim (`performance.now()`): a write or a renewal. */
   confirmedAt: number
 }
@@ -58,6 +61,7 @@ export class Inflight {
       usedApprovals: new Map(),
       currentSteps: new Map(),
       finishedSteps: new Set(),
+      stepEvents: new Map(),
       stepStarts: new Map(),
       attemptSeqs: new Map(),
       confirmedAt: performance.now(),

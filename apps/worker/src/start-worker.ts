@@ -4,7 +4,7 @@ import { Worker } from 'bullmq'
 import { Registry } from 'prom-client'
 import { approvalDecisions } from './execution/approval-decisions.js'
 import { stepHooks } from './execution/step-hooks.js'
-import { Inflight } from './inflight.js'
+import { Inflight, stepKey } from './inflight.js'
 import { createWorkerMetrics } from './metrics.js'
 import { maintenanceProcessor } from './processors/maintenance-processor.js'
 import { runsProcessor } from './processors/runs-processor.js'
@@ -68,6 +68,10 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       ...(o.maxima ? { maxima: o.maxima } : {}),
       // A run must not go on past a step whose checkpoint was not written.
       checkpointPolicy: 'required',
+      // What an agent step did goes into the record with the checkpoint of its unit of work.
+      agentEvents: (at, events) => {
+        inflight.of(at.runId)?.stepEvents.set(stepKey(at.runId, at.seq), events)
+      },
     },
     () => ({ hooks, approvals: decisions }),
   )

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createApprovalLifecycle, listApprovals, withTenant } from '@weave/db'
+import { createApprovalLifecycle, listApprovals, listRunEvents, withTenant } from '@weave/db'
 import { createHandlerRegistry, defineHandler } from '@weave/spec'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from './support/test-services.js'
@@ -137,5 +137,31 @@ describe('an agent step on a worker', () => {
     expect(done).toMatchObject({ status: 'completed' })
     expect(refunds).toEqual([500])
     expect(modelCalls).toBe(2)
+    // Each unit's events are on the record with its checkpoint, before its step.completed.
+    const events = await withTenant(bed.database, bed.tenant, (tx) => listRunEvents(tx, id))
+    expect(events.map((e) => e.type)).toEqual([
+      'run.started',
+      'agent.message',
+      'tool.requested',
+      'step.completed',
+      'step.completed',
+      'approval.requested',
+      'run.waiting',
+      'approval.decided',
+      'run.resumed',
+      'tool.decided',
+      'tool.completed',
+      'step.completed',
+      'agent.message',
+      'step.completed',
+      'run.completed',
+    ])
+    expect(events.find((e) => e.type === 'tool.decided')?.data).toEqual({
+      step: 'support',
+      callId: 'c1',
+      tool: 'refund',
+      approvalId: approval!.id,
+      status: 'approved',
+    })
   })
 })

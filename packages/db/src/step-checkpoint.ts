@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import type { Database } from './client.js'
 import { StepRefusedError } from './errors.js'
 import { pgCode } from './pg-errors.js'
-import { runEventData, type RunEventData } from './run-events.js'
+import { runEventData, type RunEventData, type RunEventType } from './run-events.js'
 
 /** One checkpoint write of a step executed under a claim of a run. */
 export interface StepCheckpoint {
@@ -28,6 +28,8 @@ export interface StepCheckpoint {
   approvalId?: string | null
   /** The step's `step.completed` event, appended in this write. */
   event?: RunEventData<'step.completed'> | null
+  /** Events of what the step did (an agent's reply, its tool calls), appended before it. */
+  events?: ReadonlyArray<{ type: RunEventType; data: unknown }>
 }
 
 const REFUSALS = {
@@ -49,6 +51,12 @@ export async function saveStepCheckpoint(
   c: StepCheckpoint,
 ): Promise<{ cancelRequested: boolean }> {
   const event = c.event ? JSON.stringify(runEventData('step.completed', c.event)) : null
+  const events = JSON.stringify(
+    (c.events ?? []).map(({ type, data }) => ({
+      type,
+      data: runEventData(type, data as RunEventData<typeof type>),
+    })),
+  )
   try {
     const result = await database.db.execute<{
       cancel_requested: boolean | null
@@ -56,7 +64,8 @@ export async function saveStepCheckpoint(
       ${c.tenant}, ${c.runId}::uuid, ${c.leaseToken}::uuid,
       ${c.ns}, ${toTextArray(c.keys)}::text[], ${c.value},
       ${c.latestKey}, ${c.seq}::int, ${c.isRoot}, ${c.isFailed},
-      ${c.approvalId ?? null}::uuid, ${event === null ? null : 'step.completed'}, ${event}::jsonb
+      ${c.approvalId ?? null}::uuid, ${event === null ? null : 'step.completed'}, ${event}::jsonb,
+      ${events}::jsonb
     ) as cancel_requested`)
     return { cancelRequested: result.rows[0]?.cancel_requested === true }
   } catch (err) {

@@ -1,4 +1,5 @@
 import type { Graph, GraphOptions, Json } from '@weave/kernel'
+import type { AgentEvent } from './agent-events.js'
 import type { ExpressionLimits } from './expression.js'
 import type { HandlerRegistry } from './handlers.js'
 import type { LookupAll } from './http/egress.js'
@@ -58,6 +59,11 @@ export interface CompileDeps {
   llm?: LlmDeps
   /** Settled decisions for approval steps; without it an approval step never completes. */
   approvals?: ApprovalDecisions
+  /**
+   * Receives what an agent step did in a unit of work (the run and seq of the unit's step), just
+   * before the unit's checkpoint is written; the host records them with it.
+   */
+  agentEvents?: (at: { runId: string; seq: number }, events: AgentEvent[]) => void
   now?: () => Date
   expressionLimits?: ExpressionLimits
   /**

@@ -78,3 +78,4 @@ export {
 } from './http/egress.js'
 export { createPinnedFetch } from './http/pinned-fetch.js'
 export { isPublicAddress } from './http/ip-address.js'
+export { AGENT_EVENT_DATA, type AgentEvent, type AgentEventType } from './agent-events.js'

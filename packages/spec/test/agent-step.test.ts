@@ -134,7 +134,11 @@ async function setup(
     },
   }
   const spec = GraphSpec.parse(doc)
+  const events: Array<{ seq: number; type: string; data: unknown }> = []
   const deps = {
+    agentEvents: (at: { seq: number }, unit: Array<{ type: string; data: unknown }>) => {
+      for (const e of unit) events.push({ seq: at.seq, ...e })
+    },
     handlers,
     http: { allow: options.allow ?? ['127.0.0.1'] },
     llm: { baseUrl: `${chatServer.origin}/v1`, apiKey: 'sk-test', backoffMs: 1 },
@@ -148,6 +152,7 @@ async function setup(
     store,
     host,
     lookups,
+    events,
     run: async () => host.record(await graph.run(input, { store })),
     resume: async (runId: string, resumeInput: State = {}) =>
       host.record(await graph.resume(runId, resumeInput, { store })),
@@ -442,6 +447,33 @@ describe('agent step: asking a person', () => {
     })
     expect(c.result).toBe('Refunded.')
     expect(done.state.after).toBe(true)
+  })
+
+  it('reports each unit as run events: the reply, the calls asked for, the decision, the result', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    await g.resume(r.runId)
+    const call = { step: 'agent', callId: 'call_1', tool: 'refund' }
+    expect(g.events).toEqual([
+      {
+        seq: 1,
+        type: 'agent.message',
+        data: expect.objectContaining({
+          step: 'agent',
+          turn: 1,
+          toolCalls: [{ callId: 'call_1', tool: 'refund' }],
+        }),
+      },
+      { seq: 1, type: 'tool.requested', data: { ...call, arguments: '{"amount":500}' } },
+      { seq: 3, type: 'tool.decided', data: { ...call, approvalId: 'a-1', status: 'approved' } },
+      { seq: 3, type: 'tool.completed', data: call },
+      {
+        seq: 4,
+        type: 'agent.message',
+        data: { step: 'agent', turn: 2, content: 'Refunded.', toolCalls: [] },
+      },
+    ])
   })
 
   it('never runs a rejected call and tells the model a person refused it', async () => {

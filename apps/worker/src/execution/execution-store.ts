@@ -61,6 +61,14 @@ export class ExecutionStore implements Store {
     if (bytes > maxStateBytes) throw new StateTooLargeError(path, bytes, maxStateBytes)
     const finished = flight.finishedSteps.has(stepKey(latestKey, current.seq))
     const approvalId = finished ? (flight.usedApprovals.get(latestKey) ?? null) : null
+    const key = stepKey(latestKey, current.seq)
+    // What the step did is on the record with its checkpoint, named by the step's path.
+    const events = finished
+      ? (flight.stepEvents.get(key) ?? []).map((e) => ({
+          type: e.type,
+          data: { ...e.data, step: path },
+        }))
+      : []
     const { cancelRequested } = await saveStepCheckpoint(database, {
       tenant: flight.tenant,
       runId: flight.runId,
@@ -74,7 +82,9 @@ export class ExecutionStore implements Store {
       isFailed: !finished,
       approvalId,
       event: finished ? { step: path, seq: current.seq } : null,
+      events,
     })
+    flight.stepEvents.delete(key)
     flight.confirmedAt = performance.now()
     if (approvalId !== null) flight.usedApprovals.delete(latestKey)
     if (finished) flight.attemptSeqs.delete(latestKey)

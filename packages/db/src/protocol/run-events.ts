@@ -1,3 +1,4 @@
+import { AGENT_EVENT_DATA } from '@weave/spec'
 import { z } from 'zod'
 import { DECISIONS } from '../schema/approvals.js'
 import { WaitingOn } from './waiting-on.js'
@@ -63,6 +64,8 @@ export const RUN_EVENT_DATA = {
   }),
   /** `by`: the subject who cancelled it. */
   'run.cancelled': z.object({ by: z.string().nullable() }),
+  // An agent step's units of work: its replies and how each tool call was settled.
+  ...AGENT_EVENT_DATA,
 } as const
 
 /** A run event type. */

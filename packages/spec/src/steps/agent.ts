@@ -9,6 +9,7 @@ import { toPointer } from '../problem.js'
 import { compileRouter } from '../routing.js'
 import type { AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
+import type { AgentEvent } from '../agent-events.js'
 import type { ApprovalReason } from '../yield-reasons.js'
 import { compilePermissions, type Permission, type PermissionVerdict } from './agent-permissions.js'
 import { compileToolRunner, type ToolRunner } from './agent-tools.js'
@@ -422,10 +423,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     })
   }
 
-  return async (state, ctx) => {
-    const saved = readConversation(state[saveAs])
-    // A finished conversation is only seen when a route leads back into the step: a new one.
-    const c = saved === undefined || saved.done ? await start(state, ctx) : saved
+  async function unit(c: Conversation, state: Readonly<State>, ctx: StepContext) {
     if (tokenLimit !== undefined && c.usage.inputTokens + c.usage.outputTokens >= tokenLimit) {
       return stop(c, 'tokens')
     }
@@ -437,6 +435,60 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     if (c.turns >= maxTurns) return stop(c, 'max-turns')
     return save(await callModel(c, ctx))
   }
+
+  return async (state, ctx) => {
+    const saved = readConversation(state[saveAs])
+    // A finished conversation is only seen when a route leads back into the step: a new one.
+    const c = saved === undefined || saved.done ? await start(state, ctx) : saved
+    const delta = await unit(c, state, ctx)
+    const after = readConversation((delta as Record<string, Json | undefined>)[saveAs])
+    if (after !== undefined && cx.deps.agentEvents) {
+      const events = unitEvents(c, after, ctx.step)
+      if (events.length > 0) cx.deps.agentEvents({ runId: ctx.runId, seq: ctx.seq }, events)
+    }
+    return delta
+  }
+}
+
+/** What a unit of work did, read from the conversation before and after it. */
+function unitEvents(before: Conversation, after: Conversation, step: string): AgentEvent[] {
+  const events: AgentEvent[] = []
+  if (after.turns > before.turns) {
+    const reply = after.messages.at(-1)
+    const content = isJsonObject(reply) && typeof reply.content === 'string' ? reply.content : null
+    events.push({
+      type: 'agent.message',
+      data: {
+        step,
+        turn: after.turns,
+        content,
+        toolCalls: after.pending.map(({ callId, tool }) => ({ callId, tool })),
+      },
+    })
+    for (const call of after.pending) {
+      events.push({
+        type: 'tool.requested',
+        data: { step, callId: call.callId, tool: call.tool, arguments: call.arguments },
+      })
+    }
+  }
+  for (const settled of after.calls.slice(before.calls.length)) {
+    const call = { step, callId: settled.callId, tool: settled.tool }
+    if (settled.permission === 'ask' && settled.outcome !== 'invalid') {
+      const decision = isJsonObject(settled.decision) ? settled.decision : undefined
+      const status = settled.outcome === 'ran' ? 'approved' : settled.outcome
+      if (status === 'approved' || status === 'rejected' || status === 'expired') {
+        const approvalId = typeof decision?.approvalId === 'string' ? decision.approvalId : null
+        events.push({ type: 'tool.decided', data: { ...call, approvalId, status } })
+      }
+    }
+    if (settled.outcome === 'ran') events.push({ type: 'tool.completed', data: call })
+    else if (settled.outcome === 'denied' || settled.outcome === 'invalid') {
+      const reason = settled.outcome === 'denied' ? 'policy' : 'invalid'
+      events.push({ type: 'tool.denied', data: { ...call, reason } })
+    }
+  }
+  return events
 }
 
 /**
