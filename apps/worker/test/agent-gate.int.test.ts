@@ -164,4 +164,38 @@ describe('an agent step on a worker', () => {
       status: 'approved',
     })
   })
+
+  it('runs the call as an approver changed it, refusing a change that breaks the tool schema', async () => {
+    const before = refunds.length
+    const id = await bed.start('support-agent-edit', agent, { customer: 'Bo' })
+    await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'waiting',
+      'the agent to ask',
+    )
+    const [approval] = (
+      await withTenant(bed.database, bed.tenant, (tx) => listApprovals(tx, { runId: id }))
+    ).items
+    const lifecycle = createApprovalLifecycle({ database: bed.database, jobs: bed.worker.queues })
+    const decide = (input: object) =>
+      lifecycle.decide(bed.tenant, {
+        approvalId: approval!.id,
+        subject: 'bob',
+        subjectScopes: ['approvals:decide'],
+        decision: 'approve',
+        materialHash: approval!.materialHash,
+        input: input as never,
+        context: { requestId: 'test', ip: '127.0.0.1' },
+      })
+    await expect(decide({ arguments: { amount: 'lots' } })).rejects.toMatchObject({
+      code: 'decision-input-invalid',
+    })
+    expect((await decide({ arguments: { amount: 300 } })).settled?.status).toBe('approved')
+    await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'completed',
+      'the agent to finish',
+    )
+    expect(refunds.slice(before)).toEqual([300])
+  })
 })

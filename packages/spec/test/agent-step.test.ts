@@ -410,7 +410,11 @@ describe('agent step: asking a person', () => {
         timeoutMs: 3_600_000,
         onTimeout: 'expire',
         saveAs: 'agent/calls/call_1',
-        inputSchema: null,
+        inputSchema: {
+          type: 'object',
+          properties: { arguments: refundParameters },
+          additionalProperties: false,
+        },
       },
     ])
     expect(refunds()).toEqual([])
@@ -474,6 +478,79 @@ describe('agent step: asking a person', () => {
         data: { step: 'agent', turn: 2, content: 'Refunded.', toolCalls: [] },
       },
     ])
+  })
+
+  it('runs the call with the arguments an approver changed it to, keeping both on the record', async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    const edit = {
+      ...(decision('approved') as object),
+      decisions: [
+        {
+          by: 'bob',
+          decision: 'approve',
+          comment: 'half is fair',
+          input: { arguments: { amount: 250 } },
+          at: '2030-01-01T00:00:00Z',
+        },
+      ],
+    }
+    g.host.settle(r.runId, 'agent', edit)
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refundAmounts()).toEqual([250])
+    const [settled] = conversation(done).calls
+    expect(settled).toMatchObject({ outcome: 'ran', editedArguments: { amount: 250 } })
+    // The original call stays in the conversation as the model asked it.
+    expect(conversation(done).pending).toEqual([])
+    expect(JSON.stringify(conversation(done).messages)).toContain('{\\"amount\\":500}')
+  })
+
+  it("gives the model a person's answer instead of a result when they reject with a comment", async () => {
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    const respond = {
+      ...(decision('rejected') as object),
+      decisions: [
+        {
+          by: 'bob',
+          decision: 'reject',
+          comment: 'Offer a voucher instead.',
+          input: null,
+          at: '2030-01-01T00:00:00Z',
+        },
+      ],
+    }
+    g.host.settle(r.runId, 'agent', respond)
+    const done = await g.resume(r.runId)
+    expect(refunds()).toEqual([])
+    const tool = conversation(done).messages.find((m: any) => m.role === 'tool')
+    expect(tool.content).toBe(
+      'A person answered instead of running this call: Offer a voucher instead.',
+    )
+  })
+
+  it('never runs a changed call the rules deny', async () => {
+    const g = await setup(
+      { permissions: [{ tool: 'refund', when: 'amount > 10000', permission: 'deny' }, askRule] },
+      refundTurn,
+    )
+    const r = await g.run()
+    g.host.settle(r.runId, 'agent', {
+      ...(decision('approved') as object),
+      decisions: [
+        {
+          by: 'bob',
+          decision: 'approve',
+          comment: null,
+          input: { arguments: { amount: 50000 } },
+          at: '2030-01-01T00:00:00Z',
+        },
+      ],
+    })
+    const done = await g.resume(r.runId)
+    expect(refunds()).toEqual([])
+    expect(conversation(done).calls[0]).toMatchObject({ outcome: 'denied' })
   })
 
   it('never runs a rejected call and tells the model a person refused it', async () => {

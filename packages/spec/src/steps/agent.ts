@@ -39,6 +39,8 @@ interface SettledCall {
   permission: Permission | null
   outcome: 'ran' | 'denied' | 'rejected' | 'expired' | 'invalid'
   decision?: Json
+  /** The arguments the call ran with when the approver changed them. */
+  editedArguments?: State
 }
 
 type StopReason = 'max-turns' | 'tokens' | 'max-tool-calls'
@@ -147,6 +149,27 @@ function assistantTextOf(messages: ReadonlyArray<Json>, callId: string): string 
     }
   }
   return ''
+}
+
+/**
+ * The arguments an approver changed the call to: `input.arguments` of the last approving
+ * decision that gave some (an edit), or undefined when the call was approved as asked.
+ */
+function editedArguments(record: { [k: string]: Json }): Json | undefined {
+  const decisions = Array.isArray(record.decisions) ? record.decisions : []
+  for (const d of [...decisions].reverse()) {
+    if (!isJsonObject(d) || d.decision !== 'approve' || !isJsonObject(d.input)) continue
+    if (d.input.arguments !== undefined) return d.input.arguments
+  }
+  return undefined
+}
+
+/** The text a person sent instead of letting the call run: the rejecting decision's comment. */
+function responseOf(record: { [k: string]: Json }): string | undefined {
+  const decisions = Array.isArray(record.decisions) ? record.decisions : []
+  const rejection = [...decisions].reverse().find((d) => isJsonObject(d) && d.decision === 'reject')
+  const comment = isJsonObject(rejection) ? rejection.comment : undefined
+  return typeof comment === 'string' && comment.trim() !== '' ? comment : undefined
 }
 
 /** The arguments as the tool would get them, or why they cannot be given to it. */
@@ -275,6 +298,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     verdict: PermissionVerdict,
     title: string,
     details: Json,
+    parameters: Json,
   ): ApprovalReason {
     const approval = verdict.rule?.approval
     return {
@@ -292,7 +316,13 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       onTimeout: 'expire',
       // Not a state key: the decision is kept in the conversation, with the call it settled.
       saveAs: `${saveAs}/calls/${call.callId}`,
-      inputSchema: null,
+      // An approver may send changed arguments (`input.arguments`), checked against the tool's
+      // schema before the decision is recorded.
+      inputSchema: {
+        type: 'object',
+        properties: { arguments: parameters },
+        additionalProperties: false,
+      },
     }
   }
 
@@ -344,7 +374,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       callId: call.callId,
       assistantMessage: assistantTextOf(c.messages, call.callId),
     }
-    const reason = approvalReason(ctx, call, verdict, title, details)
+    const reason = approvalReason(ctx, call, verdict, title, details, tool.spec.parameters)
     if (ctx.resumeInput !== undefined && cx.deps.approvals) {
       const record = await cx.deps.approvals.decision({
         runId: ctx.runId,
@@ -354,12 +384,39 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       })
       if (isJsonObject(record)) {
         if (record.status === 'approved') {
-          return settle(await run(), { permission: 'ask', outcome: 'ran', decision: record })
+          const edited = editedArguments(record)
+          if (edited === undefined) {
+            return settle(await run(), { permission: 'ask', outcome: 'ran', decision: record })
+          }
+          // The approver changed the arguments: the changed call runs, if it is a valid call the
+          // rules do not deny; the record keeps both.
+          const checkedEdit = checkArguments(JSON.stringify(edited), tool.spec.parameters)
+          const editVerdict =
+            checkedEdit.problems === undefined
+              ? await permissions.decide(call.tool, false, checkedEdit.args, ctx.step)
+              : undefined
+          if (checkedEdit.problems !== undefined || editVerdict?.permission === 'deny') {
+            return settle('The changed call a person approved is not allowed; it was not run.', {
+              permission: 'ask',
+              outcome: 'denied',
+              decision: record,
+            })
+          }
+          const result = await tool.run({ callId: call.callId, args: checkedEdit.args, state }, ctx)
+          return settle(result, {
+            permission: 'ask',
+            outcome: 'ran',
+            decision: record,
+            editedArguments: checkedEdit.args,
+          })
         }
         const expired = record.status === 'expired'
+        const answer = expired ? undefined : responseOf(record)
         const told = expired
           ? 'No person approved this call before its approval expired; it was not run.'
-          : 'A person refused this call; it was not run.'
+          : answer !== undefined
+            ? `A person answered instead of running this call: ${answer}`
+            : 'A person refused this call; it was not run.'
         return settle(told, {
           permission: 'ask',
           outcome: expired ? 'expired' : 'rejected',
