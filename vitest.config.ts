@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 // Three tiers: unit tests need no services; integration tests talk to the real Postgres and
@@ -6,6 +7,10 @@ import { defineConfig } from 'vitest/config'
 // repository itself.
 export default defineConfig({
   test: {
+    // Most files wait on Postgres, Redis or child processes rather than on the CPU, so two run at
+    // once even on a 2-core machine (Vitest's default there is one); at most four keep the shared
+    // Postgres within its connection limit.
+    maxWorkers: Math.min(4, Math.max(2, availableParallelism())),
     projects: [
       {
         extends: true,
