@@ -101,11 +101,15 @@ async function launch(
   queuePrefix: string,
   children: ChildProcess[],
 ): Promise<WeaveProcesses> {
-  await migrateDatabase({ connectionString: databaseUrl })
+  // The processes connect as the runtime login, as a deployment does: a role that owns nothing
+  // and cannot escape row-level security. Migrating creates it when missing.
+  const runtimeUrl = withLogin(databaseUrl, 'weave_runtime')
+  await migrateDatabase({ connectionString: databaseUrl, runtimeConnectionString: runtimeUrl })
   const port = await freePort()
   const env = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
+    WEAVE_DATABASE_URL: runtimeUrl,
+    WEAVE_MIGRATE_DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -295,6 +299,13 @@ export async function waitForRun(
     () => `run ${runId} to be ${statuses.join(' or ')} (last: ${JSON.stringify(run?.status)})`,
   )
   return run
+}
+
+function withLogin(url: string, login: string): string {
+  const u = new URL(url)
+  u.username = login
+  u.password = ''
+  return u.toString()
 }
 
 function withDatabase(url: string, name: string): string {
