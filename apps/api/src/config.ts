@@ -26,7 +26,8 @@ const Env = z.object({
   // Database, queues, steps' outside world, secrets and logging, as the workers read them.
   ...SharedEnv,
   PORT: Port.default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  // Unset: 127.0.0.1, or 0.0.0.0 with NODE_ENV=production (as in the Docker image).
+  HOST: z.string().optional(),
   WEAVE_JWT_SECRET: z
     .string()
     .refine((secret) => Buffer.byteLength(secret, 'utf8') >= MIN_SECRET_BYTES, {
@@ -93,6 +94,9 @@ const Env = z.object({
 
 type Env = z.infer<typeof Env>
 
+/** Every environment variable the API's configuration reads (the workers' shared ones included). */
+export const API_ENV_VARIABLES: readonly string[] = Object.keys(Env.shape)
+
 const Config = Env.transform((env, ctx) => {
   const sources = jwtKeySources(env)
   const key = sources[0]
@@ -133,7 +137,7 @@ const Config = Env.transform((env, ctx) => {
   const databaseUrls = databaseUrlsOf(env)
   return {
     port: env.PORT,
-    host: env.HOST,
+    host: hostOf(env),
     databaseUrl: databaseUrls.runtime,
     migrateDatabaseUrl: databaseUrls.migrate,
     isProduction: env.NODE_ENV === 'production',
@@ -214,8 +218,13 @@ function metricsExposure(env: Env): MetricsExposure {
   return {
     kind: 'port',
     port: env.WEAVE_API_METRICS_PORT,
-    host: env.WEAVE_API_METRICS_HOST ?? env.HOST,
+    host: env.WEAVE_API_METRICS_HOST ?? hostOf(env),
   }
+}
+
+/** HOST, else every address in production (a container's port is published) and loopback elsewhere. */
+function hostOf(env: Env): string {
+  return env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1')
 }
 
 function metricsExposureProblem(env: Env): { message: string; path: string[] } | undefined {

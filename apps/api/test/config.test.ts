@@ -36,7 +36,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ WEAVE_JWT_SECRET: SECRET })
     expect(config).toMatchObject({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       databaseUrl: 'postgres://weave_runtime@127.0.0.1:5432/weave',
       migrateDatabaseUrl: 'postgres://postgres@127.0.0.1:5432/weave',
       isProduction: false,
@@ -222,6 +222,23 @@ describe('loadConfig', () => {
     })
     expect(message).toContain('WEAVE_METRICS_TOKEN')
     expect(message).not.toContain('hunter2')
+  })
+
+  it('listens on 127.0.0.1 by default, on 0.0.0.0 in production, and on HOST when set', () => {
+    const host = (env: Record<string, string>) =>
+      loadConfig({ WEAVE_JWT_SECRET: SECRET, ...env }).host
+    expect(host({})).toBe('127.0.0.1')
+    expect(host({ NODE_ENV: 'development' })).toBe('127.0.0.1')
+    expect(host({ NODE_ENV: 'production' })).toBe('0.0.0.0')
+    expect(host({ HOST: '10.1.2.3' })).toBe('10.1.2.3')
+    expect(host({ NODE_ENV: 'production', HOST: '127.0.0.1' })).toBe('127.0.0.1')
+    expect(host({ HOST: '' })).toBe('127.0.0.1')
+    // A metrics port of its own follows the same default.
+    const metricsHost = (env: Record<string, string>) =>
+      loadConfig({ WEAVE_JWT_SECRET: SECRET, WEAVE_API_METRICS_PORT: '9464', ...env }).metrics
+        .exposure
+    expect(metricsHost({})).toMatchObject({ host: '127.0.0.1' })
+    expect(metricsHost({ NODE_ENV: 'production' })).toMatchObject({ host: '0.0.0.0' })
   })
 
   it('serves the docs by default outside production and only when asked in production', () => {

@@ -45,6 +45,9 @@ const WorkerEnv = z.object({
   PORT: Port.default(3000),
 })
 
+/** Every environment variable the worker's configuration reads (the API's shared ones included). */
+export const WORKER_ENV_VARIABLES: readonly string[] = Object.keys(WorkerEnv.shape)
+
 /** A worker's configuration, validated from the environment. */
 export interface WorkerConfig {
   /** The runtime login's connection string. */
