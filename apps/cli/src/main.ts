@@ -7,6 +7,7 @@ import { migrateCommand } from './commands/migrate.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommand } from './commands/token.js'
 import { workerCommand } from './commands/worker.js'
+import { DependencyUnavailableError } from './dependency-check.js'
 import { USAGE } from './usage.js'
 
 const COMMANDS: Record<string, Command> = {
@@ -40,7 +41,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await command(args, io)
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof WorkerConfigError) {
+    // A service that is down is fixed like a configuration: the message says where and what to set.
+    if (
+      error instanceof ConfigError ||
+      error instanceof WorkerConfigError ||
+      error instanceof DependencyUnavailableError
+    ) {
       io.stderr(`weave ${name}: ${error.message}\n`)
       return EXIT.usage
     }

@@ -2,6 +2,7 @@ import { createLogger, loadConfig } from '@weave/api'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
+import { requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { checkDatabaseLogin } from './database-login.js'
@@ -20,6 +21,11 @@ export const apiCommand: Command = async (args, io) => {
   }
   const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
+  // Before anything connects; the API serves as the runtime login and queues jobs in Redis.
+  await requireDependencies({
+    postgres: { url: config.databaseUrl, role: 'runtime' },
+    redis: config.redisUrl,
+  })
   const log = createLogger({ level: config.logLevel })
   if (usesDevSecret) log.warn('no JWT key configured: using the development secret in .weave/')
   await checkDatabaseLogin({

@@ -2,6 +2,7 @@ import { migrateDatabase } from '@weave/db'
 import { loadWorkerConfig } from '@weave/worker'
 import { EXIT, type Command } from '../cli-io.js'
 import { rejectArguments } from '../arguments.js'
+import { asPostgresUnavailable, requireDependencies } from '../dependency-check.js'
 
 const MIGRATE_USAGE = `Usage: weave migrate
 
@@ -25,9 +26,13 @@ export const migrateCommand: Command = async (args, io) => {
     return EXIT.ok
   }
   const config = loadWorkerConfig(io.env)
+  // Migrating needs Postgres only, as the tables' owner.
+  await requireDependencies({ postgres: { url: config.migrateDatabaseUrl, role: 'migrate' } })
   const result = await migrateDatabase({
     connectionString: config.migrateDatabaseUrl,
     runtimeConnectionString: config.databaseUrl,
+  }).catch((err: unknown) => {
+    throw asPostgresUnavailable(err, config.migrateDatabaseUrl, 'migrate')
   })
   const login = result.runtimeLogin
   io.stdout(

@@ -4,6 +4,7 @@ import { loadWorkerConfig, runWorker } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
+import { asPostgresUnavailable, requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { checkDatabaseLogin } from './database-login.js'
@@ -25,6 +26,11 @@ export const startCommand: Command = async (args, io) => {
   const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
   const workerConfig = loadWorkerConfig(env)
+  // Before anything connects: migrating comes first, as the owner, and the worker needs Redis.
+  await requireDependencies({
+    postgres: { url: config.migrateDatabaseUrl, role: 'migrate' },
+    redis: config.redisUrl,
+  })
   const log = createLogger({ level: config.logLevel })
   if (usesDevSecret) {
     log.warn(
@@ -34,6 +40,8 @@ export const startCommand: Command = async (args, io) => {
   const migrated = await migrateDatabase({
     connectionString: config.migrateDatabaseUrl,
     runtimeConnectionString: config.databaseUrl,
+  }).catch((err: unknown) => {
+    throw asPostgresUnavailable(err, config.migrateDatabaseUrl, 'migrate')
   })
   log.info(
     {

@@ -2,6 +2,7 @@ import { createLogger } from '@weave/api'
 import { loadWorkerConfig, runWorker } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
+import { requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { checkDatabaseLogin } from './database-login.js'
@@ -20,6 +21,11 @@ export const workerCommand: Command = async (args, io) => {
   }
   // The development JWT secret, when used, is what the webhook secrets key derives from.
   const config = loadWorkerConfig(withDevSecret(io.env).env)
+  // Before anything connects; the worker runs as the runtime login and takes jobs from Redis.
+  await requireDependencies({
+    postgres: { url: config.databaseUrl, role: 'runtime' },
+    redis: config.redisUrl,
+  })
   const log = createLogger({ level: config.logLevel })
   await checkDatabaseLogin({
     connectionString: config.databaseUrl,
