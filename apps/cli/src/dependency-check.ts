@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '@weave/db'
+import { isDatabaseUnavailable, UNREACHABLE_SOCKET_CODES } from '@weave/db'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 
@@ -93,18 +93,6 @@ async function postgresProblem(
   }
 }
 
-// Node's socket errors: the server is not there, not that it refused what was asked.
-const SOCKET_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
-
 async function redisProblem(url: string, timeoutMs: number): Promise<string | null> {
   // One attempt: BullMQ's connections retry forever, logging every failure, which is what this
   // check exists to replace with a single line.
@@ -129,7 +117,7 @@ async function redisProblem(url: string, timeoutMs: number): Promise<string | nu
     const code = codeOf(socketError ?? err)
     const down =
       code !== undefined
-        ? SOCKET_CODES.has(code)
+        ? UNREACHABLE_SOCKET_CODES.has(code)
         : // Closed with no socket error: the server hung up before answering. Any other error
           // (a refused password, TLS) is not about reachability and is left to the command.
           socketError === undefined &&

@@ -10,16 +10,24 @@ export function pgCode(err: unknown): string | undefined {
 // Class 08 (connection exception), 57P01-57P03 (the server is shutting down, crashed or not yet
 // accepting connections) and 53300 (too many connections): the database is away, not the query.
 const UNAVAILABLE_CODES = /^(08...|57P0[123]|53300)$/
-// Node's socket errors, and what pg says when a connection dies without a SQLSTATE.
-const SOCKET_CODES = new Set([
+
+/**
+ * Node's socket error codes that say a server could not be reached or the connection was lost,
+ * not that it refused what was asked (Postgres here; the CLI's start-up check uses them for
+ * Redis too).
+ */
+export const UNREACHABLE_SOCKET_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
 ])
+
+// What pg says when a connection dies without a SQLSTATE.
 const LOST_CONNECTION =
   /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed/i
 
@@ -30,7 +38,10 @@ const LOST_CONNECTION =
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && (UNAVAILABLE_CODES.test(code) || SOCKET_CODES.has(code))) {
+    if (
+      typeof code === 'string' &&
+      (UNAVAILABLE_CODES.test(code) || UNREACHABLE_SOCKET_CODES.has(code))
+    ) {
       return true
     }
     const message = (e as { message?: unknown }).message
