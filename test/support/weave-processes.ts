@@ -113,7 +113,8 @@ async function launch(
     REDIS_URL: redisUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.WEAVE_TEST_LOG_LEVEL ?? 'warn',
+    // Expected warnings (a flushed Redis, a stopped database) are asserted, not printed.
+    LOG_LEVEL: process.env.WEAVE_TEST_LOG_LEVEL ?? 'error',
     WEAVE_JWT_SECRET: JWT_SECRET,
     WEAVE_JWT_ISSUER: 'weave-e2e',
     WEAVE_QUEUE_PREFIX: queuePrefix,

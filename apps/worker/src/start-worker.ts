@@ -125,7 +125,13 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     w.on('failed', (job, err) =>
       o.log.warn({ err, jobId: job?.id, runId: runIdOf(job?.data), queue: w.name }, 'job failed'),
     )
-    w.on('error', (err) => o.log.error({ err, queue: w.name }, 'worker error'))
+    w.on('error', (err) => {
+      // Redis lost a job this worker held (a flush, a failover without persistence): the run's
+      // rows are intact and the reconciler enqueues it again, so this is a warning, not a fault.
+      if (MISSING_JOB.test(err.message)) {
+        o.log.warn({ ...errorSummary(err), queue: w.name }, 'a job vanished from Redis')
+      } else o.log.error({ err, queue: w.name }, 'worker error')
+    })
   }
   const reconcileEvery = o.reconcileIntervalMs ?? 30_000
   let reschedule: NodeJS.Timeout | undefined
@@ -174,6 +180,9 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     },
   }
 }
+
+/** BullMQ's message when a job's keys are gone from Redis while a worker still holds it. */
+const MISSING_JOB = /^Missing key for job /
 
 function errorSummary(err: unknown): { message: string; code?: unknown } {
   if (!(err instanceof Error)) return { message: String(err) }
