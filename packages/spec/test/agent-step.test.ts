@@ -530,6 +530,41 @@ describe('agent step: asking a person', () => {
     )
   })
 
+  it('runs nothing when quorum approvers did not all approve the same changed call', async () => {
+    const approve = (by: string, input: Json) => ({
+      by,
+      decision: 'approve',
+      comment: null,
+      input,
+      at: '2030-01-01T00:00:00Z',
+    })
+    for (const decisions of [
+      // The second approver's change was never seen by the first.
+      [approve('bob', null), approve('carol', { arguments: { amount: 5000 } })],
+      [
+        approve('bob', { arguments: { amount: 100 } }),
+        approve('carol', { arguments: { amount: 5000 } }),
+      ],
+    ]) {
+      const g = await setup({ permissions: [askRule] }, refundTurn)
+      const r = await g.run()
+      g.host.settle(r.runId, 'agent', { ...(decision('approved') as object), decisions })
+      const done = await g.resume(r.runId)
+      expect(refunds()).toEqual([])
+      expect(conversation(done).calls[0]).toMatchObject({ outcome: 'denied' })
+    }
+    // Both approving the same change runs it.
+    const g = await setup({ permissions: [askRule] }, refundTurn)
+    const r = await g.run()
+    const same = { arguments: { amount: 300 } }
+    g.host.settle(r.runId, 'agent', {
+      ...(decision('approved') as object),
+      decisions: [approve('bob', same), approve('carol', same)],
+    })
+    await g.resume(r.runId)
+    expect(refundAmounts()).toEqual([300])
+  })
+
   it('never runs a changed call the rules deny', async () => {
     const g = await setup(
       { permissions: [{ tool: 'refund', when: 'amount > 10000', permission: 'deny' }, askRule] },

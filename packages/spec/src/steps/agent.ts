@@ -1,5 +1,5 @@
 import { END, type Json, type Router, type State, type Step, type StepContext } from '@weave/kernel'
-import { approvalMaterialHash } from '../canonical-json.js'
+import { approvalMaterialHash, canonicalJson } from '../canonical-json.js'
 import { parseDuration } from '../duration.js'
 import { LlmStepError, SpecCompileError } from '../errors.js'
 import type { ExpressionLimits } from '../expression.js'
@@ -152,16 +152,21 @@ function assistantTextOf(messages: ReadonlyArray<Json>, callId: string): string 
 }
 
 /**
- * The arguments an approver changed the call to: `input.arguments` of the last approving
- * decision that gave some (an edit), or undefined when the call was approved as asked.
+ * The arguments the approvers changed the call to, undefined when they approved it as asked, or
+ * `conflict` when they did not all approve the same call: under a quorum an edit counts only when
+ * every approving decision carries that same edit, so no approver's change reaches the world
+ * without the others having approved exactly it.
  */
-function editedArguments(record: { [k: string]: Json }): Json | undefined {
+function editedArguments(record: { [k: string]: Json }): { edit: Json } | undefined | 'conflict' {
   const decisions = Array.isArray(record.decisions) ? record.decisions : []
-  for (const d of [...decisions].reverse()) {
-    if (!isJsonObject(d) || d.decision !== 'approve' || !isJsonObject(d.input)) continue
-    if (d.input.arguments !== undefined) return d.input.arguments
-  }
-  return undefined
+  const approvals = decisions.filter((d) => isJsonObject(d) && d.decision === 'approve')
+  const edits = approvals.map((d) =>
+    isJsonObject(d) && isJsonObject(d.input) ? d.input.arguments : undefined,
+  )
+  if (edits.every((e) => e === undefined)) return undefined
+  if (edits.some((e) => e === undefined)) return 'conflict'
+  const first = canonicalJson(edits[0]!)
+  return edits.every((e) => canonicalJson(e!) === first) ? { edit: edits[0]! } : 'conflict'
 }
 
 /** The text a person sent instead of letting the call run: the rejecting decision's comment. */
@@ -385,12 +390,19 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       if (isJsonObject(record)) {
         if (record.status === 'approved') {
           const edited = editedArguments(record)
+          if (edited === 'conflict') {
+            return settle('The approvers did not approve the same call; it was not run.', {
+              permission: 'ask',
+              outcome: 'denied',
+              decision: record,
+            })
+          }
           if (edited === undefined) {
             return settle(await run(), { permission: 'ask', outcome: 'ran', decision: record })
           }
           // The approver changed the arguments: the changed call runs, if it is a valid call the
           // rules do not deny; the record keeps both.
-          const checkedEdit = checkArguments(JSON.stringify(edited), tool.spec.parameters)
+          const checkedEdit = checkArguments(JSON.stringify(edited.edit), tool.spec.parameters)
           const editVerdict =
             checkedEdit.problems === undefined
               ? await permissions.decide(call.tool, false, checkedEdit.args, ctx.step)
