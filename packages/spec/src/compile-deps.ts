@@ -35,6 +35,12 @@ export interface LlmDeps {
   backoffMs?: number
 }
 
+/** MCP tools of agent steps; their servers pass the egress policy of `http`. */
+export interface McpDeps {
+  /** How long one call may take: connecting, checking the pin and the call (default 60000). */
+  timeoutMs?: number
+}
+
 /** What an approval step asks of its host when resumed: the decision it may complete with. */
 export interface ApprovalDecisions {
   /**
@@ -57,6 +63,7 @@ export interface CompileDeps {
   handlers?: HandlerRegistry
   http?: HttpDeps
   llm?: LlmDeps
+  mcp?: McpDeps
   /** Settled decisions for approval steps; without it an approval step never completes. */
   approvals?: ApprovalDecisions
   /**

@@ -9,6 +9,8 @@ export type SpecErrorCode =
   | 'egress-denied'
   | 'http-step'
   | 'llm-step'
+  | 'mcp-tool'
+  | 'mcp-tool-changed'
   | 'handler-not-found'
   | 'handler-conflict'
   | 'handler-module'
@@ -114,6 +116,37 @@ export class LlmStepError extends SpecError {
     options?: ErrorOptions,
   ) {
     super('llm-step', `step "${step}": ${detail}`, options)
+  }
+}
+
+/** An agent's MCP tool call got no usable answer: the server could not be reached or failed. */
+export class McpToolError extends SpecError {
+  override name = 'McpToolError'
+  constructor(
+    readonly step: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-tool', `step "${step}": ${detail}`, options)
+  }
+}
+
+/**
+ * An MCP server no longer lists a tool as the graph version pinned it (changed or gone): the
+ * call is not made, and trying again cannot help until the graph is registered again.
+ */
+export class McpToolChangedError extends SpecError {
+  override name = 'McpToolChangedError'
+  constructor(
+    readonly step: string,
+    readonly server: string,
+    readonly tool: string,
+    detail: string,
+  ) {
+    super(
+      'mcp-tool-changed',
+      `step "${step}": MCP tool "${tool}" on ${server} ${detail}; it was not called (register the graph again to accept the server's tool)`,
+    )
   }
 }
 

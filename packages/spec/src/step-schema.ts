@@ -95,6 +95,23 @@ const handlerFields = {
 
 const failFields = { kind: z.literal('fail'), message: Template }
 
+// An MCP server is a fixed endpoint, not a template: it is listed when the graph is registered.
+const McpServerUrl = z
+  .string()
+  .max(2048)
+  .refine(
+    (text) => {
+      try {
+        const url = new URL(text)
+        const web = url.protocol === 'http:' || url.protocol === 'https:'
+        return web && url.username === '' && url.password === ''
+      } catch {
+        return false
+      }
+    },
+    { error: 'an MCP server is an absolute http or https URL without credentials' },
+  )
+
 /** A tool name as chat-completion endpoints accept function names. */
 export const AGENT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -108,19 +125,47 @@ const AgentToolCall = z.discriminatedUnion(
       method: z.enum(['POST', 'PUT', 'PATCH', 'DELETE']),
       url: Template,
     }),
+    // The tool as the server lists it is pinned by `digest` when the graph version is
+    // registered (the author may leave it out); a call refuses a tool that no longer matches.
+    z.strictObject({
+      kind: z.literal('mcp'),
+      server: McpServerUrl,
+      tool: z.string().min(1).max(128),
+      digest: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/, { error: 'a digest is 64 lowercase hex digits (SHA-256)' })
+        .optional(),
+    }),
   ],
-  { error: 'a tool call is { kind: "handler", handler } or { kind: "http", method, url }' },
+  {
+    error:
+      'a tool call is { kind: "handler", handler }, { kind: "http", method, url } or { kind: "mcp", server, tool }',
+  },
 )
 
-const AgentTool = z.strictObject({
-  description: z.string(),
-  /** JSON Schema (draft 2020-12) of the arguments: an object schema, checked with ajv separately. */
-  parameters: z
-    .record(z.string(), z.json())
-    .refine((p) => p.type === 'object', { error: 'tool parameters are an object schema' }),
-  readOnly: z.boolean().optional(),
-  call: AgentToolCall,
-})
+const AgentTool = z
+  .strictObject({
+    /** Absent only for an mcp tool before registration fills in the server's. */
+    description: z.string().optional(),
+    /**
+     * JSON Schema (draft 2020-12) of the arguments: an object schema, checked with ajv
+     * separately. Absent only for an mcp tool before registration fills in the server's.
+     */
+    parameters: z
+      .record(z.string(), z.json())
+      .refine((p) => p.type === 'object', { error: 'tool parameters are an object schema' })
+      .optional(),
+    readOnly: z.boolean().optional(),
+    call: AgentToolCall,
+  })
+  .superRefine((tool, ctx) => {
+    if (tool.call.kind === 'mcp') return
+    for (const field of ['description', 'parameters'] as const) {
+      if (tool[field] === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'required', path: [field], input: undefined })
+      }
+    }
+  })
 
 const AgentPermission = z.strictObject({
   tool: z.string().regex(/^[A-Za-z0-9_*-]{1,64}$/, {

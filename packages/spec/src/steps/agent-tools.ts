@@ -1,12 +1,37 @@
-import type { State, StepContext } from '@weave/kernel'
+import type { Json, State, StepContext } from '@weave/kernel'
 import { HandlerNotFoundError, HttpStepError } from '../errors.js'
 import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
+import { mcpRunner, type PinnedMcpCall } from './agent-mcp.js'
 import { allowedTarget, parseResponseBody } from './http-target.js'
 import type { StepCompileContext } from './step-compiler.js'
 
 type ToolSpec = AgentStepSpec['tools'][string]
+type McpCall = Extract<ToolSpec['call'], { kind: 'mcp' }>
+
+/**
+ * A tool as the model is offered it and its calls are checked: description and parameters
+ * always there (an mcp tool's from its pin), an mcp call always pinned.
+ */
+export interface CompiledToolSpec {
+  description: string
+  parameters: { [key: string]: Json }
+  readOnly?: boolean | undefined
+  call: Exclude<ToolSpec['call'], McpCall> | PinnedMcpCall
+}
+
+/**
+ * The tool ready to compile, or undefined for an mcp tool that was never pinned (a spec that did
+ * not go through registration): it cannot be called, since nothing fixes what it is.
+ */
+export function pinnedToolSpec(tool: ToolSpec): CompiledToolSpec | undefined {
+  const { description, parameters, readOnly, call } = tool
+  if (description === undefined || parameters === undefined) return undefined
+  if (call.kind !== 'mcp') return { description, parameters, readOnly, call }
+  if (call.digest === undefined) return undefined
+  return { description, parameters, readOnly, call: { ...call, digest: call.digest } }
+}
 
 const MAX_BODY_BYTES = 1_048_576
 const DEFAULT_TIMEOUT_MS = 10_000
@@ -92,7 +117,8 @@ function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContex
 }
 
 /** The runner of one tool, its templates parsed once. */
-export function compileToolRunner(tool: ToolSpec, cx: StepCompileContext): ToolRunner {
+export function compileToolRunner(tool: CompiledToolSpec, cx: StepCompileContext): ToolRunner {
   if (tool.call.kind === 'handler') return handlerRunner(tool.call.handler, cx)
+  if (tool.call.kind === 'mcp') return mcpRunner(tool.call, cx)
   return httpRunner(tool.call.method, compileTemplate(tool.call.url, cx.limits), cx)
 }

@@ -12,7 +12,12 @@ import { compileTemplate, type CompiledTemplate } from '../template.js'
 import type { AgentEvent } from '../agent-events.js'
 import type { ApprovalReason } from '../yield-reasons.js'
 import { compilePermissions, type Permission, type PermissionVerdict } from './agent-permissions.js'
-import { compileToolRunner, type ToolRunner } from './agent-tools.js'
+import {
+  compileToolRunner,
+  pinnedToolSpec,
+  type CompiledToolSpec,
+  type ToolRunner,
+} from './agent-tools.js'
 import { requestChatCompletion } from './chat-completions.js'
 import type { StepCompileContext } from './step-compiler.js'
 
@@ -59,7 +64,7 @@ interface Conversation {
 }
 
 interface CompiledTool {
-  spec: AgentStepSpec['tools'][string]
+  spec: CompiledToolSpec
   run: ToolRunner
 }
 
@@ -235,7 +240,15 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
   }
   const tools = new Map<string, CompiledTool>()
   const problems = []
-  for (const [tool, spec] of Object.entries(step.tools)) {
+  for (const [tool, declared] of Object.entries(step.tools)) {
+    const spec = pinnedToolSpec(declared)
+    if (spec === undefined) {
+      problems.push({
+        path: toPointer(['steps', name, 'tools', tool, 'call']),
+        message: 'an mcp tool is pinned when its graph version is registered; this one never was',
+      })
+      continue
+    }
     const at = toPointer(['steps', name, 'tools', tool, 'parameters'])
     for (const e of jsonSchemaErrors(spec.parameters)) {
       problems.push({ path: `${at}${e.path}`, message: `not a valid JSON Schema: ${e.message}` })
@@ -243,7 +256,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     tools.set(tool, { spec, run: compileToolRunner(spec, cx) })
   }
   if (problems.length > 0) throw new SpecCompileError(problems)
-  const toolDefinitions = Object.entries(step.tools).map(([tool, spec]) => ({
+  const toolDefinitions = [...tools].map(([tool, { spec }]) => ({
     type: 'function',
     function: { name: tool, description: spec.description, parameters: spec.parameters },
   }))
