@@ -1,8 +1,14 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createApprovalLifecycle, listApprovals, listRunEvents, withTenant } from '@weave/db'
-import { createHandlerRegistry, defineHandler } from '@weave/spec'
+import {
+  createApprovalLifecycle,
+  listApprovals,
+  listAudit,
+  listRunEvents,
+  withTenant,
+} from '@weave/db'
+import { canonicalDigest, createHandlerRegistry, defineHandler } from '@weave/spec'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from './support/test-services.js'
 import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed.js'
@@ -64,6 +70,14 @@ afterAll(async () => {
   model?.close()
 })
 
+/** The audit events of the tool calls an agent of run `id` made that change the world. */
+async function executedCalls(id: string) {
+  const page = await withTenant(bed.database, bed.tenant, (tx) =>
+    listAudit(tx, { action: 'agent.tool.executed', limit: 100 }),
+  )
+  return page.items.filter((e) => e.target.id === id).map((e) => e.details)
+}
+
 const agent = {
   entry: 'support',
   steps: {
@@ -116,15 +130,19 @@ describe('an agent step on a worker', () => {
     })
 
     const lifecycle = createApprovalLifecycle({ database: bed.database, jobs: bed.worker.queues })
-    const decide = (subject: string) =>
+    const decide = (subject: string, materialHash = approval!.materialHash) =>
       lifecycle.decide(bed.tenant, {
         approvalId: approval!.id,
         subject,
         subjectScopes: ['approvals:decide'],
         decision: 'approve',
-        materialHash: approval!.materialHash,
+        materialHash,
         context: { requestId: 'test', ip: '127.0.0.1' },
       })
+    // A decision made on another call than the one shown now is refused.
+    await expect(decide('bob', canonicalDigest({ amount: 50 }))).rejects.toMatchObject({
+      code: 'material-mismatch',
+    })
     // The run's starter may not approve its own agent's call.
     await expect(decide('starter')).rejects.toMatchObject({ code: 'separation-of-duties' })
     expect((await decide('bob')).settled?.status).toBe('approved')
@@ -163,6 +181,17 @@ describe('an agent step on a worker', () => {
       approvalId: approval!.id,
       status: 'approved',
     })
+    // The executed call is on the audit record once, with a digest of what it ran with.
+    expect(await executedCalls(id)).toEqual([
+      {
+        step: 'support',
+        callId: 'c1',
+        tool: 'refund',
+        argumentsDigest: canonicalDigest({ amount: 500 }),
+        approvalId: approval!.id,
+        edited: false,
+      },
+    ])
   })
 
   it('runs the call as an approver changed it, refusing a change that breaks the tool schema', async () => {
@@ -197,5 +226,8 @@ describe('an agent step on a worker', () => {
       'the agent to finish',
     )
     expect(refunds.slice(before)).toEqual([300])
+    expect(await executedCalls(id)).toEqual([
+      expect.objectContaining({ argumentsDigest: canonicalDigest({ amount: 300 }), edited: true }),
+    ])
   })
 })

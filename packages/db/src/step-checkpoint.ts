@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
-import type { Database } from './client.js'
+import { appendAudit, type AuditInput } from './audit.js'
+import { withTenant, type Database, type DbTransaction } from './client.js'
 import { StepRefusedError } from './errors.js'
 import { pgCode } from './pg-errors.js'
 import { runEventData, type RunEventData, type RunEventType } from './run-events.js'
@@ -30,6 +31,8 @@ export interface StepCheckpoint {
   event?: RunEventData<'step.completed'> | null
   /** Events of what the step did (an agent's reply, its tool calls), appended before it. */
   events?: ReadonlyArray<{ type: RunEventType; data: unknown }>
+  /** Audit events of what the step did to the world, appended to the tenant's chain with it. */
+  audits?: ReadonlyArray<AuditInput>
 }
 
 const REFUSALS = {
@@ -50,6 +53,21 @@ export async function saveStepCheckpoint(
   database: Pick<Database, 'db'>,
   c: StepCheckpoint,
 ): Promise<{ cancelRequested: boolean }> {
+  const audits = c.audits ?? []
+  if (audits.length === 0) return saveStep(database.db, c)
+  // The audit events commit with the checkpoint or not at all; they go last, as appendAudit
+  // holds the tenant's chain lock until commit.
+  return withTenant(database, c.tenant, async (tx) => {
+    const saved = await saveStep(tx.db, c)
+    for (const audit of audits) await appendAudit(tx, audit)
+    return saved
+  })
+}
+
+async function saveStep(
+  db: Database['db'] | DbTransaction,
+  c: StepCheckpoint,
+): Promise<{ cancelRequested: boolean }> {
   const event = c.event ? JSON.stringify(runEventData('step.completed', c.event)) : null
   const events = JSON.stringify(
     (c.events ?? []).map(({ type, data }) => ({
@@ -58,7 +76,7 @@ export async function saveStepCheckpoint(
     })),
   )
   try {
-    const result = await database.db.execute<{
+    const result = await db.execute<{
       cancel_requested: boolean | null
     }>(sql`select weave_save_step(
       ${c.tenant}, ${c.runId}::uuid, ${c.leaseToken}::uuid,

@@ -24,10 +24,29 @@ export const AGENT_EVENT_DATA = {
     approvalId: z.string().nullable(),
     status: z.enum(['approved', 'rejected', 'expired']),
   }),
-  /** The call ran; its result went back to the model. */
-  'tool.completed': z.object({ ...Call }),
+  /**
+   * The call ran; its result went back to the model. `argumentsDigest` is the hex SHA-256 of the
+   * canonical JSON of the arguments it ran with (the approver's, when `edited`).
+   */
+  'tool.completed': z.object({
+    ...Call,
+    readOnly: z.boolean(),
+    argumentsDigest: z.string().nullable(),
+    approvalId: z.string().nullable(),
+    edited: z.boolean(),
+  }),
   /** The call never ran: the rules deny it, or the call itself was invalid. */
   'tool.denied': z.object({ ...Call, reason: z.enum(['policy', 'invalid']) }),
+  /** The conversation ended before the model finished: a limit or a budget was reached. */
+  'agent.stopped': z.object({
+    step: Step,
+    reason: z.enum(['max-turns', 'max-tool-calls', 'tokens', 'usd']),
+    usage: z.object({
+      inputTokens: z.int().min(0),
+      outputTokens: z.int().min(0),
+      usd: z.number().min(0).optional(),
+    }),
+  }),
 } as const
 
 /** An agent event type. */

@@ -42,9 +42,14 @@ export function canonicalJson(value: unknown): string {
   return text
 }
 
+/** The hex SHA-256 of a value's canonical JSON: equal values have equal digests. */
+export function canonicalDigest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex')
+}
+
 /** The hex SHA-256 of a spec's canonical JSON: equal specs have equal digests. */
 export function specDigest(spec: GraphSpec): string {
-  return createHash('sha256').update(canonicalJson(spec), 'utf8').digest('hex')
+  return canonicalDigest(spec)
 }
 
 /**
@@ -53,7 +58,5 @@ export function specDigest(spec: GraphSpec): string {
  * approval step completes only with a decision on the material it renders now.
  */
 export function approvalMaterialHash(title: string, details: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson({ title, details: details ?? null }), 'utf8')
-    .digest('hex')
+  return canonicalDigest({ title, details: details ?? null })
 }

@@ -38,7 +38,12 @@ export { validateSpec, type ValidationResult } from './validate-spec.js'
 export type { ValidateContext, ResolveGraph } from './validate-subgraphs.js'
 export { validateRunInput, validateStepInput } from './validate-input.js'
 export { jsonSchemaErrors, validateAgainstSchema } from './json-schema.js'
-export { approvalMaterialHash, canonicalJson, specDigest } from './canonical-json.js'
+export {
+  approvalMaterialHash,
+  canonicalDigest,
+  canonicalJson,
+  specDigest,
+} from './canonical-json.js'
 export { parseDuration } from './duration.js'
 export {
   compileExpression,

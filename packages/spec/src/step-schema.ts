@@ -201,7 +201,16 @@ const agentFields = {
       maxTurns: z.int().min(1).max(1000).optional(),
       maxToolCalls: z.int().min(0).max(1000).optional(),
       tokens: z.int().min(1).optional(),
+      /** Dollars the conversation may cost, priced with `prices` of the step's model. */
+      usd: z.number().positive().optional(),
     })
+    .optional(),
+  /** Dollars per million input and output tokens, by model name. */
+  prices: z
+    .record(
+      z.string().min(1),
+      z.strictObject({ input: z.number().min(0), output: z.number().min(0) }),
+    )
     .optional(),
   saveAs: StateKey.optional(),
 }
@@ -219,14 +228,26 @@ function oneOfDurationUntil(s: { duration?: string | undefined; until?: string |
 const waitRule = { error: 'a wait step has exactly one of duration or until' }
 
 // A rule naming a tool the step does not have is a typo that would leave its tool unguarded,
-// and approval settings on a rule that never asks would be silently ignored.
+// approval settings on a rule that never asks would be silently ignored, and a dollar budget
+// without a price for the model could never be counted.
 function agentRuleProblems(
   s: {
+    model: string
     tools: Record<string, unknown>
     permissions?: Array<{ tool: string; permission: string; approval?: unknown }> | undefined
+    limits?: { usd?: number | undefined } | undefined
+    prices?: Record<string, unknown> | undefined
   },
   ctx: z.RefinementCtx,
 ): void {
+  if (s.limits?.usd !== undefined && !Object.hasOwn(s.prices ?? {}, s.model)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `limits.usd needs prices["${s.model}"] (dollars per million input and output tokens)`,
+      path: ['limits', 'usd'],
+      input: s.limits.usd,
+    })
+  }
   s.permissions?.forEach((rule, i) => {
     if (!rule.tool.includes('*') && !Object.hasOwn(s.tools, rule.tool)) {
       ctx.addIssue({

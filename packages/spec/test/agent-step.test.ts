@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { loadCheckpoint, MemStore, type Json, type RunResult, type State } from '@weave/kernel'
 import {
   approvalMaterialHash,
+  canonicalDigest,
   approvalRecordKeys,
   clientStateProblems,
   compileGraph,
@@ -442,6 +443,7 @@ describe('agent step: asking a person', () => {
         permission: 'ask',
         outcome: 'ran',
         decision: decision('approved'),
+        argumentsDigest: canonicalDigest({ amount: 500 }),
       },
     ])
     expect(c.messages[3]).toEqual({
@@ -471,7 +473,17 @@ describe('agent step: asking a person', () => {
       },
       { seq: 1, type: 'tool.requested', data: { ...call, arguments: '{"amount":500}' } },
       { seq: 3, type: 'tool.decided', data: { ...call, approvalId: 'a-1', status: 'approved' } },
-      { seq: 3, type: 'tool.completed', data: call },
+      {
+        seq: 3,
+        type: 'tool.completed',
+        data: {
+          ...call,
+          readOnly: false,
+          argumentsDigest: canonicalDigest({ amount: 500 }),
+          approvalId: 'a-1',
+          edited: false,
+        },
+      },
       {
         seq: 4,
         type: 'agent.message',
@@ -500,7 +512,11 @@ describe('agent step: asking a person', () => {
     expect(done.stopReason).toBe('completed')
     expect(refundAmounts()).toEqual([250])
     const [settled] = conversation(done).calls
-    expect(settled).toMatchObject({ outcome: 'ran', editedArguments: { amount: 250 } })
+    expect(settled).toMatchObject({
+      outcome: 'ran',
+      editedArguments: { amount: 250 },
+      argumentsDigest: canonicalDigest({ amount: 250 }),
+    })
     // The original call stays in the conversation as the model asked it.
     expect(conversation(done).pending).toEqual([])
     expect(JSON.stringify(conversation(done).messages)).toContain('{\\"amount\\":500}')
@@ -762,6 +778,65 @@ describe('agent step: limits', () => {
     })
     expect(r.state.after).toBe(true)
   })
+
+  // Every reply of the fake costs 10 input and 5 output tokens.
+  const maxTokensSent = () => chats().map((c) => c.max_tokens)
+
+  it('caps each reply to the tokens left and never makes a call whose input alone would pass the budget', async () => {
+    const g = await setup({ limits: { tokens: 40 } }, lookupForever)
+    const r = await g.run()
+    // 40 left, then 40 - 15 used - 15 the next request repeats = 10, then 40 - 30 - 15 < 1.
+    expect(maxTokensSent()).toEqual([40, 10])
+    expect(g.lookups).toHaveLength(2)
+    expect(conversation(r)).toMatchObject({
+      done: true,
+      stopped: 'tokens',
+      usage: { inputTokens: 20, outputTokens: 10, lastCallTokens: 15 },
+    })
+    expect(g.events.filter((e) => e.type === 'agent.stopped')).toEqual([
+      {
+        seq: expect.any(Number),
+        type: 'agent.stopped',
+        data: { step: 'agent', reason: 'tokens', usage: { inputTokens: 20, outputTokens: 10 } },
+      },
+    ])
+    expect(r.state.after).toBe(true)
+  })
+
+  it('prices each call with the prices of its model and stops before a call that would pass the dollar budget', async () => {
+    // $2 and $8 per million tokens: a reply costs (10 × 2 + 5 × 8) / 1e6 = $0.00006.
+    const g = await setup(
+      { limits: { usd: 0.00015 }, prices: { 'gpt-x': { input: 2, output: 8 } } },
+      lookupForever,
+    )
+    const r = await g.run()
+    // 150 µ$ left buys 18 output tokens; then 150 - 60 - 30 (the repeated input) = 60 µ$ buys 7;
+    // then 150 - 120 - 30 leaves nothing.
+    expect(maxTokensSent()).toEqual([18, 7])
+    const c = conversation(r)
+    expect(c).toMatchObject({ done: true, stopped: 'usd' })
+    expect(c.usage.usd).toBeCloseTo(0.00012, 10)
+    expect(g.events.find((e) => e.type === 'agent.stopped')?.data).toMatchObject({
+      reason: 'usd',
+      usage: { inputTokens: 20, outputTokens: 10 },
+    })
+  })
+
+  it('counts what was used before a person was asked against the budget after the resume', async () => {
+    const ask = { tool: 'refund', permission: 'ask' }
+    const g = await setup({ limits: { tokens: 40 }, permissions: [ask] }, [
+      { content: 'I will refund 500.', calls: [['call_1', 'refund', { amount: 500 }]] },
+      ...lookupForever,
+    ])
+    const r = await g.run()
+    expect(r.stopReason).toBe('yielded')
+    g.host.settle(r.runId, 'agent', decision('approved'))
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refunds()).toHaveLength(1)
+    expect(maxTokensSent()).toEqual([40, 10])
+    expect(conversation(done)).toMatchObject({ stopped: 'tokens', turns: 2 })
+  })
 })
 
 describe('agent step: validation', () => {
@@ -778,6 +853,23 @@ describe('agent step: validation', () => {
     parameters: { type: 'object' },
     call: { kind: 'handler', handler: 'h' },
   }
+
+  it("refuses a dollar budget without a price for the step's model", async () => {
+    const doc = (prices?: unknown) => ({
+      entry: 'a',
+      steps: {
+        a: { kind: 'agent', model: 'm', prompt: 'p', tools: {}, limits: { usd: 1 }, prices },
+      },
+    })
+    expect(await problemPaths(doc())).toEqual(['/steps/a/limits/usd'])
+    expect(await problemPaths(doc({ other: { input: 1, output: 2 } }))).toEqual([
+      '/steps/a/limits/usd',
+    ])
+    expect(await problemPaths(doc({ m: { input: 1, output: 2 } }))).toEqual([])
+    expect(await problemPaths(doc({ m: { input: -1, output: 2 } }))).toEqual([
+      '/steps/a/prices/m/input',
+    ])
+  })
 
   it('refuses tools with a bad name, a non-object or invalid parameters schema, or a bodiless method', async () => {
     expect(

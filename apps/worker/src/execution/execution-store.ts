@@ -1,4 +1,11 @@
-import { loadCheckpointRow, saveStepCheckpoint, type Database } from '@weave/db'
+import {
+  loadCheckpointRow,
+  saveStepCheckpoint,
+  SYSTEM_ACTOR,
+  type AuditInput,
+  type Database,
+} from '@weave/db'
+import type { AgentEvent } from '@weave/spec'
 import type { Store } from '@weave/kernel'
 import type { PgStore } from '@weave/pgstore'
 import { requestStop, stepKey, stepPath, type Flight } from '../inflight.js'
@@ -64,10 +71,9 @@ export class ExecutionStore implements Store {
     const key = stepKey(latestKey, current.seq)
     // What the step did is on the record with its checkpoint, named by the step's path.
     const events = finished
-      ? (flight.stepEvents.get(key) ?? []).map((e) => ({
-          type: e.type,
-          data: { ...e.data, step: path },
-        }))
+      ? (flight.stepEvents.get(key) ?? []).map(
+          (e) => ({ ...e, data: { ...e.data, step: path } }) as AgentEvent,
+        )
       : []
     const { cancelRequested } = await saveStepCheckpoint(database, {
       tenant: flight.tenant,
@@ -83,6 +89,7 @@ export class ExecutionStore implements Store {
       approvalId,
       event: finished ? { step: path, seq: current.seq } : null,
       events,
+      audits: events.flatMap((e) => toolAudit(flight.runId, e)),
     })
     flight.stepEvents.delete(key)
     flight.confirmedAt = performance.now()
@@ -103,4 +110,22 @@ export class ExecutionStore implements Store {
   tx<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return this.deps.base.tx(fn)
   }
+}
+
+/**
+ * The audit event of a tool call an agent made that can change the world (not read-only): it is
+ * recorded with the checkpoint that holds the call's result, so each executed call is on the
+ * record exactly once, however often a crash made the call be sent.
+ */
+function toolAudit(runId: string, event: AgentEvent): AuditInput[] {
+  if (event.type !== 'tool.completed' || event.data.readOnly) return []
+  const { step, callId, tool, argumentsDigest, approvalId, edited } = event.data
+  return [
+    {
+      actor: SYSTEM_ACTOR,
+      action: 'agent.tool.executed',
+      target: { kind: 'run', id: runId },
+      details: { step, callId, tool, argumentsDigest, approvalId, edited },
+    },
+  ]
 }

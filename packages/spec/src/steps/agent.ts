@@ -1,5 +1,5 @@
 import { END, type Json, type Router, type State, type Step, type StepContext } from '@weave/kernel'
-import { approvalMaterialHash, canonicalJson } from '../canonical-json.js'
+import { approvalMaterialHash, canonicalDigest, canonicalJson } from '../canonical-json.js'
 import { parseDuration } from '../duration.js'
 import { LlmStepError, SpecCompileError } from '../errors.js'
 import type { ExpressionLimits } from '../expression.js'
@@ -46,14 +46,29 @@ interface SettledCall {
   decision?: Json
   /** The arguments the call ran with when the approver changed them. */
   editedArguments?: State
+  /** sha256 of the canonical JSON of the arguments the call ran with (set when it ran). */
+  argumentsDigest?: string
 }
 
-type StopReason = 'max-turns' | 'tokens' | 'max-tool-calls'
+type StopReason = 'max-turns' | 'tokens' | 'usd' | 'max-tool-calls'
+
+/** What the conversation's model calls have used. */
+interface Usage {
+  inputTokens: number
+  outputTokens: number
+  /** Dollars, when the step has prices for its model. */
+  usd?: number
+  /**
+   * Input and output tokens of the latest model call: the next request repeats that whole
+   * conversation, so it carries at least this many input tokens.
+   */
+  lastCallTokens?: number
+}
 
 /** What an agent step keeps in the state under `saveAs`: the whole conversation. */
 interface Conversation {
   messages: Json[]
-  usage: { inputTokens: number; outputTokens: number }
+  usage: Usage
   turns: number
   toolCalls: number
   pending: PendingCall[]
@@ -231,6 +246,8 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
   const maxTurns = step.limits?.maxTurns ?? DEFAULT_MAX_TURNS
   const maxToolCalls = step.limits?.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS
   const tokenLimit = step.limits?.tokens
+  const usdLimit = step.limits?.usd
+  const price = step.prices?.[step.model]
   const permissions = compilePermissions(step.permissions ?? [], cx.limits)
   const titles = new Map<object, CompiledTemplate>()
   for (const rule of step.permissions ?? []) {
@@ -262,6 +279,50 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
   }))
 
   const save = (conversation: Conversation) => ({ [saveAs]: conversation as unknown as Json })
+
+  const costOf = (inputTokens: number, outputTokens: number) =>
+    price === undefined ? 0 : (inputTokens * price.input + outputTokens * price.output) / 1e6
+
+  function addUsage(usage: Usage, inputTokens: number, outputTokens: number): Usage {
+    return {
+      inputTokens: usage.inputTokens + inputTokens,
+      outputTokens: usage.outputTokens + outputTokens,
+      ...(price === undefined ? {} : { usd: (usage.usd ?? 0) + costOf(inputTokens, outputTokens) }),
+      lastCallTokens: inputTokens + outputTokens,
+    }
+  }
+
+  /**
+   * Whether the next model call fits the budgets, and the most tokens its reply may have. The
+   * request carries at least the previous call's tokens again (the conversation only grows), so
+   * a call whose input alone would pass a budget is never made, and the reply is capped
+   * (`max_tokens`) to what is left after that input.
+   */
+  function nextCallBudget(usage: Usage): { stop: StopReason } | { maxTokens?: number } {
+    const input = usage.lastCallTokens ?? 0
+    let maxTokens = Infinity
+    if (tokenLimit !== undefined) {
+      const left = tokenLimit - usage.inputTokens - usage.outputTokens - input
+      if (left < 1) return { stop: 'tokens' }
+      maxTokens = left
+    }
+    if (usdLimit !== undefined && price !== undefined) {
+      const left = usdLimit - (usage.usd ?? 0) - costOf(input, 0)
+      const tokens = price.output === 0 ? Infinity : Math.floor((left * 1e6) / price.output)
+      if (left <= 0 || tokens < 1) return { stop: 'usd' }
+      maxTokens = Math.min(maxTokens, tokens)
+    }
+    return Number.isFinite(maxTokens) ? { maxTokens } : {}
+  }
+
+  /** A budget the conversation has already used up, if any. */
+  function budgetUsed(usage: Usage): StopReason | undefined {
+    if (tokenLimit !== undefined && usage.inputTokens + usage.outputTokens >= tokenLimit) {
+      return 'tokens'
+    }
+    if (usdLimit !== undefined && (usage.usd ?? 0) >= usdLimit) return 'usd'
+    return undefined
+  }
   const stop = (c: Conversation, stopped: StopReason) => save({ ...c, done: true, stopped })
 
   async function start(state: Readonly<State>, ctx: StepContext): Promise<Conversation> {
@@ -274,11 +335,16 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     return { messages, usage, turns: 0, toolCalls: 0, pending: [], calls: [], done: false }
   }
 
-  async function callModel(c: Conversation, ctx: StepContext): Promise<Conversation> {
+  async function callModel(
+    c: Conversation,
+    maxTokens: number | undefined,
+    ctx: StepContext,
+  ): Promise<Conversation> {
     const request = {
       model: step.model,
       messages: c.messages,
       ...(toolDefinitions.length > 0 ? { tools: toolDefinitions } : {}),
+      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
     }
     const { message, usage } = await requestChatCompletion(cx.deps.llm, request, ctx)
     const calls = toolCallsOf(message, knownCallIds(c.messages), ctx.step)
@@ -300,10 +366,11 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     const next: Conversation = {
       ...c,
       messages: [...c.messages, assistant],
-      usage: {
-        inputTokens: c.usage.inputTokens + countOf(usage, 'prompt_tokens'),
-        outputTokens: c.usage.outputTokens + countOf(usage, 'completion_tokens'),
-      },
+      usage: addUsage(
+        c.usage,
+        countOf(usage, 'prompt_tokens'),
+        countOf(usage, 'completion_tokens'),
+      ),
       turns: c.turns + 1,
       pending: calls,
     }
@@ -379,7 +446,11 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     if (c.toolCalls >= maxToolCalls) return stop(c, 'max-tool-calls')
     const run = () => tool.run({ callId: call.callId, args, state }, ctx)
     if (verdict.permission === 'allow') {
-      return settle(await run(), { permission: 'allow', outcome: 'ran' })
+      return settle(await run(), {
+        permission: 'allow',
+        outcome: 'ran',
+        argumentsDigest: canonicalDigest(args),
+      })
     }
     const titleTemplate = verdict.rule === undefined ? undefined : titles.get(verdict.rule)
     const title =
@@ -411,7 +482,12 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
             })
           }
           if (edited === undefined) {
-            return settle(await run(), { permission: 'ask', outcome: 'ran', decision: record })
+            return settle(await run(), {
+              permission: 'ask',
+              outcome: 'ran',
+              decision: record,
+              argumentsDigest: canonicalDigest(args),
+            })
           }
           // The approver changed the arguments: the changed call runs, if it is a valid call the
           // rules do not deny; the record keeps both.
@@ -433,6 +509,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
             outcome: 'ran',
             decision: record,
             editedArguments: checkedEdit.args,
+            argumentsDigest: canonicalDigest(checkedEdit.args),
           })
         }
         const expired = record.status === 'expired'
@@ -494,11 +571,12 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       pending: c.pending.slice(batch.length),
       calls: [
         ...c.calls,
-        ...batch.map(({ call }) => ({
+        ...batch.map(({ call, args }) => ({
           callId: call.callId,
           tool: call.tool,
           permission: 'allow' as const,
           outcome: 'ran' as const,
+          argumentsDigest: canonicalDigest(args),
         })),
       ],
       toolCalls: c.toolCalls + batch.length,
@@ -506,16 +584,17 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
   }
 
   async function unit(c: Conversation, state: Readonly<State>, ctx: StepContext) {
-    if (tokenLimit !== undefined && c.usage.inputTokens + c.usage.outputTokens >= tokenLimit) {
-      return stop(c, 'tokens')
-    }
+    const used = budgetUsed(c.usage)
+    if (used !== undefined) return stop(c, used)
     if (c.pending.length > 0) {
       const batch = await readOnlyBatch(c, ctx)
       if (batch.length > 1) return settleReadOnly(c, batch, state, ctx)
       return settleNext(c, state, ctx)
     }
     if (c.turns >= maxTurns) return stop(c, 'max-turns')
-    return save(await callModel(c, ctx))
+    const budget = nextCallBudget(c.usage)
+    if ('stop' in budget) return stop(c, budget.stop)
+    return save(await callModel(c, budget.maxTokens, ctx))
   }
 
   return async (state, ctx) => {
@@ -525,7 +604,8 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     const delta = await unit(c, state, ctx)
     const after = readConversation((delta as Record<string, Json | undefined>)[saveAs])
     if (after !== undefined && cx.deps.agentEvents) {
-      const events = unitEvents(c, after, ctx.step)
+      const readOnly = (tool: string) => tools.get(tool)?.spec.readOnly === true
+      const events = unitEvents(c, after, ctx.step, readOnly)
       if (events.length > 0) cx.deps.agentEvents({ runId: ctx.runId, seq: ctx.seq }, events)
     }
     return delta
@@ -533,7 +613,12 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
 }
 
 /** What a unit of work did, read from the conversation before and after it. */
-function unitEvents(before: Conversation, after: Conversation, step: string): AgentEvent[] {
+function unitEvents(
+  before: Conversation,
+  after: Conversation,
+  step: string,
+  readOnly: (tool: string) => boolean,
+): AgentEvent[] {
   const events: AgentEvent[] = []
   if (after.turns > before.turns) {
     const reply = after.messages.at(-1)
@@ -556,19 +641,40 @@ function unitEvents(before: Conversation, after: Conversation, step: string): Ag
   }
   for (const settled of after.calls.slice(before.calls.length)) {
     const call = { step, callId: settled.callId, tool: settled.tool }
+    const decision = isJsonObject(settled.decision) ? settled.decision : undefined
+    const approvalId = typeof decision?.approvalId === 'string' ? decision.approvalId : null
     if (settled.permission === 'ask' && settled.outcome !== 'invalid') {
-      const decision = isJsonObject(settled.decision) ? settled.decision : undefined
       const status = settled.outcome === 'ran' ? 'approved' : settled.outcome
       if (status === 'approved' || status === 'rejected' || status === 'expired') {
-        const approvalId = typeof decision?.approvalId === 'string' ? decision.approvalId : null
         events.push({ type: 'tool.decided', data: { ...call, approvalId, status } })
       }
     }
-    if (settled.outcome === 'ran') events.push({ type: 'tool.completed', data: call })
-    else if (settled.outcome === 'denied' || settled.outcome === 'invalid') {
+    if (settled.outcome === 'ran') {
+      events.push({
+        type: 'tool.completed',
+        data: {
+          ...call,
+          readOnly: readOnly(settled.tool),
+          argumentsDigest: settled.argumentsDigest ?? null,
+          approvalId,
+          edited: settled.editedArguments !== undefined,
+        },
+      })
+    } else if (settled.outcome === 'denied' || settled.outcome === 'invalid') {
       const reason = settled.outcome === 'denied' ? 'policy' : 'invalid'
       events.push({ type: 'tool.denied', data: { ...call, reason } })
     }
+  }
+  if (after.stopped !== undefined && before.stopped === undefined) {
+    const { inputTokens, outputTokens, usd } = after.usage
+    events.push({
+      type: 'agent.stopped',
+      data: {
+        step,
+        reason: after.stopped,
+        usage: { inputTokens, outputTokens, ...(usd === undefined ? {} : { usd }) },
+      },
+    })
   }
   return events
 }
