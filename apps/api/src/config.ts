@@ -52,6 +52,8 @@ const Env = z.object({
     .regex(/^[A-Za-z_][A-Za-z0-9_.:/-]{0,99}$/, 'must be a claim name')
     .default('tid'),
   WEAVE_JWT_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  // Where approval links point: the API as the people clicking them reach it.
+  WEAVE_PUBLIC_URL: HttpUrl.optional(),
   WEAVE_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -176,6 +178,8 @@ const Config = Env.transform((env, ctx) => {
       refreshMs: env.WEAVE_METRICS_REFRESH_MS,
     },
     readinessCacheMs: env.WEAVE_READYZ_CACHE_MS,
+    // The base of the page links `POST /v1/approvals/{id}/links` issues.
+    publicUrl: (env.WEAVE_PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, ''),
   }
 })
 

@@ -51,6 +51,7 @@ export function composeApi(
     log,
     runEvents: { wakeups, ...config.sse },
     secretsKey: config.secretsKey,
+    publicUrl: config.publicUrl,
     httpAllow: config.httpAllow,
   })
   const metrics = options.metrics ?? createMetricsRegistry()

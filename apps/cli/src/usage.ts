@@ -20,6 +20,7 @@ Prints an HS256 token signed with WEAVE_JWT_SECRET, for development.
   --tenant <id>        the tenant (1-100 of A-Z a-z 0-9 . _ -)
   --sub <subject>      the subject, recorded as the actor in the audit log
   --scope "<scopes>"   space-separated, from: graphs:read graphs:write runs:read runs:write
-                       approvals:read approvals:decide audit:read webhooks:manage
+                       approvals:read approvals:decide approvals:link audit:read
+                       webhooks:manage
   --ttl <duration>     lifetime: 90s, 15m, 1h (default), 7d; at most 365d
 `

@@ -11,6 +11,7 @@ export type DbErrorCode =
   | 'idempotency-conflict'
   | 'invalid-cursor'
   | 'approval-link-not-found'
+  | 'approval-link-decision'
   | 'approval-link-used'
   | 'approval-link-expired'
   | 'secret-decryption'
@@ -83,10 +84,19 @@ export class InvalidCursorError extends DbError {
   }
 }
 
-/** Why an approval link cannot be used: unknown (or tampered with), already used, or expired. */
+/**
+ * Why an approval link cannot be used: unknown (or tampered with), already used, expired, or sent
+ * without the decision it needs (a page link) or with another than the one it is bound to.
+ */
 export class ApprovalLinkError extends DbError {
   override name = 'ApprovalLinkError'
-  constructor(code: 'approval-link-not-found' | 'approval-link-used' | 'approval-link-expired') {
+  constructor(
+    code:
+      | 'approval-link-not-found'
+      | 'approval-link-decision'
+      | 'approval-link-used'
+      | 'approval-link-expired',
+  ) {
     super(code, code.replaceAll('-', ' '))
   }
 }

@@ -8,6 +8,8 @@ export const Scope = z.enum([
   'runs:write',
   'approvals:read',
   'approvals:decide',
+  // Issues page links that decide as the named approver they are addressed to.
+  'approvals:link',
   'audit:read',
   'webhooks:manage',
 ])

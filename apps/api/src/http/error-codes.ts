@@ -61,6 +61,13 @@ export const errorCodeProblems: ReadonlyMap<string, CodeMapping> = new Map<strin
     { problem: 'approval-link-not-found', detail: 'This approval link is not valid.' },
   ],
   [
+    'approval-link-decision',
+    {
+      problem: 'approval-link-decision',
+      detail: 'This link needs a decision, or is bound to another decision than the one sent.',
+    },
+  ],
+  [
     'approval-link-used',
     { problem: 'approval-link-used', detail: 'This approval link has already been used.' },
   ],

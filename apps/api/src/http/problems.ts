@@ -10,6 +10,7 @@ export const problemTypes = {
   'malformed-request': { status: 400, title: 'Malformed request' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor' },
   'webhook-url-refused': { status: 400, title: 'Webhook URL refused' },
+  'approval-link-decision': { status: 400, title: 'Wrong decision for this approval link' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   'separation-of-duties': { status: 403, title: 'Separation of duties' },

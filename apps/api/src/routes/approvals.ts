@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { problemResponses } from '../http/problem-responses.js'
 import {
+  ApprovalLinkView,
   ApprovalPage,
   ApprovalView,
   DecisionBody,
   DecisionHeaders,
+  IssueLinkBody,
   ListApprovalsQuery,
 } from '../schemas/approvals.js'
 import { IdParams } from '../schemas/common.js'
@@ -73,6 +75,42 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
         idempotencyKey: headers['idempotency-key'],
         context: auditContext(request),
       })
+    },
+  )
+
+  app.post(
+    '/v1/approvals/:id/links',
+    {
+      onRequest: app.requireScope('approvals:link'),
+      schema: {
+        operationId: 'issueApprovalLink',
+        summary: 'Issue a single-use page link to a named approver',
+        description:
+          'The link opens the approval page `/inbox/a/{token}`, where its recipient sees the ' +
+          'approval and decides it as that subject, on the material shown when the link was ' +
+          'made. It is never issued to a subject the approval refuses: 403 ' +
+          '`separation-of-duties` for the run’s starter under separation of duties, ' +
+          '`not-an-approver` when the approval names other subjects (or only scopes: a link ' +
+          'carries none). The URL is a credential, returned in this answer only.',
+        tags: TAGS,
+        params: IdParams,
+        body: IssueLinkBody,
+        response: {
+          201: ApprovalLinkView,
+          ...problemResponses(400, 401, 403, 404, 409, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, principal, params, body } = request
+      const link = await approvals.issueLink(
+        tenant,
+        principal,
+        params.id,
+        body,
+        auditContext(request),
+      )
+      return reply.code(201).send(link)
     },
   )
 }

@@ -11,8 +11,9 @@ export const ApprovalDecision = z
     by: z.string(),
     decision: z.enum(DECISIONS),
     comment: z.string().nullable(),
-    input: JsonValue.nullable().meta({
-      description: "The decider's input, as the approval step's record keeps it",
+    // Any JSON, null included: a nullable "anything" would be an anyOf that matches anything.
+    input: JsonValue.meta({
+      description: "The decider's input, as the approval step's record keeps it; null when none",
     }),
     at: Timestamp,
   })
@@ -75,6 +76,46 @@ export const ListApprovalsQuery = PageQuery.extend({
   status: z.enum(APPROVAL_STATUSES).optional(),
   runId: Text().max(64).optional().meta({ description: 'Only this run’s approvals' }),
 })
+
+const DAY_SECONDS = 24 * 60 * 60
+
+/** `POST /v1/approvals/{id}/links`. */
+export const IssueLinkBody = z
+  .strictObject({
+    recipient: Text()
+      .min(1)
+      .max(255)
+      .meta({ description: 'The subject the link decides as; the approval’s rules must admit it' }),
+    expiresInSeconds: z
+      .int()
+      .min(60)
+      .max(30 * DAY_SECONDS)
+      .default(3 * DAY_SECONDS)
+      .meta({ description: "The link's lifetime; never beyond the approval's own expiry" }),
+  })
+  .meta({ id: 'IssueLinkBody', examples: [{ recipient: 'bob', expiresInSeconds: 86400 }] })
+/** `POST /v1/approvals/{id}/links`. */
+export type IssueLinkBody = z.infer<typeof IssueLinkBody>
+
+/** A page link: handed out once, in this answer only. */
+export const ApprovalLinkView = z
+  .object({
+    url: z.string().meta({ description: 'The approval page `/inbox/a/{token}`: a credential' }),
+    recipient: z.string(),
+    expiresAt: Timestamp,
+  })
+  .meta({
+    id: 'ApprovalLink',
+    examples: [
+      {
+        url: 'http://127.0.0.1:3000/inbox/a/Qm9i...',
+        recipient: 'bob',
+        expiresAt: '2025-02-03T09:30:01.000Z',
+      },
+    ],
+  })
+/** A page link. */
+export type ApprovalLinkView = z.infer<typeof ApprovalLinkView>
 
 /** A decider's input: kept with the decision, never merged into the run's state. */
 export const DecisionInput = JsonObject.optional().meta({

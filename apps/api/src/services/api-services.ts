@@ -35,6 +35,8 @@ export interface ApiServiceDeps {
   log?: Pick<Logger, 'warn'>
   /** The largest graph registration body, in bytes (default DEFAULT_SPEC_BODY_LIMIT_BYTES). */
   specBodyLimitBytes?: number
+  /** The API's public base URL (`config.publicUrl`), the base of approval page links. */
+  publicUrl?: string
   /** Encrypts webhook signing secrets (`config.secretsKey`); no webhooks without it. */
   secretsKey?: Buffer | undefined
   /** `config.httpAllow`: webhook URLs follow the `http` steps' egress rules (public hosts only). */
@@ -63,7 +65,9 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     }),
     runs: createRunService(serviceDeps),
     runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
-    approvals: createApprovalService(serviceDeps),
+    approvals: createApprovalService(serviceDeps, {
+      publicUrl: deps.publicUrl ?? 'http://127.0.0.1:3000',
+    }),
     approvalHooks: createApprovalHookService(serviceDeps),
     audit: createAuditService(serviceDeps),
     webhooks: createWebhookService({

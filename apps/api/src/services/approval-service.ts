@@ -1,11 +1,21 @@
 import type { Json } from '@weave/kernel'
-import { getApproval, hashJson, listApprovals, withTenant, type Approval } from '@weave/db'
+import {
+  appendAudit,
+  getApproval,
+  hashJson,
+  issueApprovalPageLink,
+  listApprovals,
+  withTenant,
+  type Approval,
+} from '@weave/db'
 import type { Principal } from '../auth/principal.js'
 import { NotFoundError } from '../http/app-errors.js'
 import type {
+  ApprovalLinkView,
   ApprovalPage,
   ApprovalView,
   DecisionBody,
+  IssueLinkBody,
   ListApprovalsQuery,
 } from '../schemas/approvals.js'
 import type { z } from 'zod'
@@ -42,10 +52,32 @@ export interface ApprovalService {
     body: DecisionBody,
     options: DecisionOptions,
   ): Promise<ApprovalView>
+  /**
+   * Issues a single-use page link (`/inbox/a/{token}`) addressed to `body.recipient`, who then
+   * decides as that subject; audited as `approval.link-issued` (the token is never recorded).
+   * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`;
+   *   `separation-of-duties`, `not-an-approver` (the recipient may not decide it)
+   */
+  issueLink(
+    tenant: string,
+    principal: Pick<Principal, 'subject'>,
+    approvalId: string,
+    body: IssueLinkBody,
+    context: AuditContext,
+  ): Promise<ApprovalLinkView>
+}
+
+/** Options of {@link createApprovalService}. */
+export interface ApprovalServiceOptions {
+  /** The API's public base URL (WEAVE_PUBLIC_URL), without a trailing slash. */
+  publicUrl: string
 }
 
 /** Builds the {@link ApprovalService}. */
-export function createApprovalService(deps: ServiceDeps): ApprovalService {
+export function createApprovalService(
+  deps: ServiceDeps,
+  options: ApprovalServiceOptions,
+): ApprovalService {
   const { database } = deps
   return {
     async list(tenant, query) {
@@ -80,6 +112,33 @@ export function createApprovalService(deps: ServiceDeps): ApprovalService {
         return toApprovalView(approval)
       } catch (err) {
         throw asDecisionInputRefusal(err)
+      }
+    },
+
+    async issueLink(tenant, principal, approvalId, body, context) {
+      const link = await withTenant(database, tenant, async (tx) => {
+        const issued = await issueApprovalPageLink(tx, {
+          approvalId,
+          recipient: body.recipient,
+          expiresAt: new Date(Date.now() + body.expiresInSeconds * 1000),
+        })
+        await appendAudit(tx, {
+          actor: principal.subject,
+          action: 'approval.link-issued',
+          target: { kind: 'approval', id: approvalId },
+          context,
+          details: {
+            tokenId: issued.tokenId,
+            recipient: body.recipient,
+            expiresAt: issued.expiresAt.toISOString(),
+          },
+        })
+        return issued
+      })
+      return {
+        url: `${options.publicUrl}/inbox/a/${link.token}`,
+        recipient: body.recipient,
+        expiresAt: link.expiresAt.toISOString(),
       }
     },
   }

@@ -22,6 +22,7 @@ export const ALL_SCOPES: readonly Scope[] = [
   'runs:write',
   'approvals:read',
   'approvals:decide',
+  'approvals:link',
   'audit:read',
   'webhooks:manage',
 ]

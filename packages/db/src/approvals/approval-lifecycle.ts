@@ -1,10 +1,10 @@
 import type { Json } from '@weave/kernel'
 import { appendAudit, type AuditContext } from '../audit.js'
 import { type Database, type TenantTx, withTenant } from '../client.js'
-import { ApprovalLinkError } from '../errors.js'
+import { ApprovalLinkError, DecisionConflictError } from '../errors.js'
 import { type JobSink, type ResumeJob } from '../jobs.js'
 import { appendRunEvent } from '../run-events.js'
-import type { Approvers } from '../schema/approvals.js'
+import type { Approvers, Decision } from '../schema/approvals.js'
 import { consumeApprovalToken, findApprovalToken } from './approval-links.js'
 import {
   cancelRunApprovals,
@@ -58,6 +58,13 @@ export interface DecisionRequest extends DecideApprovalInput {
 /** A decision made with an approval link's token instead of a bearer token. */
 export interface LinkDecisionRequest {
   token: string
+  /**
+   * The decision a page link's recipient chose; a webhook's link is bound to one, and when given
+   * it must be that one.
+   */
+  decision?: Decision | undefined
+  /** The material hash the decider was shown; when given it must be the link's. */
+  materialHash?: string | null | undefined
   comment?: string | null
   input?: Json | null
   context: AuditContext
@@ -94,7 +101,9 @@ export interface ApprovalLifecycle {
    * same rules; the token is used up in the decision's transaction, so a refused decision
    * leaves it unused.
    * @throws ApprovalLinkError `approval-link-not-found`, `approval-link-used`,
-   *   `approval-link-expired`; the errors of decideApproval
+   *   `approval-link-expired`, `approval-link-decision` (a page link without a decision, or a
+   *   bound link with another); DecisionConflictError `material-mismatch` when the given
+   *   material hash is not the link's; the errors of decideApproval
    */
   decideByLink(request: LinkDecisionRequest): Promise<DecideApprovalResult>
   /** Expires a pending approval whose timeout passed and resumes its run; a no-op otherwise. */
@@ -222,6 +231,20 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
     async decideByLink(request) {
       const found = await findApprovalToken(database, request.token)
       if (!found) throw new ApprovalLinkError('approval-link-not-found')
+      const decision = found.decision ?? request.decision
+      if (decision === undefined || (request.decision ?? decision) !== decision) {
+        throw new ApprovalLinkError('approval-link-decision')
+      }
+      if (
+        request.materialHash !== undefined &&
+        request.materialHash !== null &&
+        request.materialHash !== found.materialHash
+      ) {
+        throw new DecisionConflictError(
+          'material-mismatch',
+          'the decision names material other than the link was made for',
+        )
+      }
       const result = await withTenant(database, found.tenantId, async (tx) => {
         await consumeApprovalToken(tx, found.id)
         return recordDecision(
@@ -231,7 +254,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
             subject: found.recipient,
             // A link carries no scopes: an approval restricted to scopes refuses it.
             subjectScopes: [],
-            decision: found.decision,
+            decision,
             comment: request.comment ?? null,
             input: request.input ?? null,
             // The approval must still show what it showed when the link was made.

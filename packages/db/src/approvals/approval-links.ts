@@ -1,11 +1,20 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Database, TenantTx } from '../client.js'
-import { ApprovalLinkError } from '../errors.js'
+import {
+  ApprovalLinkError,
+  DecisionConflictError,
+  DecisionForbiddenError,
+  NotFoundError,
+} from '../errors.js'
 import { sha256Hex } from '../hash.js'
 import { type Decision, DECISIONS } from '../schema/approvals.js'
 import { approvalTokens } from '../schema/approval-tokens.js'
 import { decryptSecret, encryptSecret } from '../secret-box.js'
+import { isUuid } from '../uuid.js'
+import { getApproval } from './approval-queries.js'
+import { lockRunOfApproval } from './approval-rows.js'
+import { approverRefusal } from './approver-rule.js'
 
 /** A stored approval token (its hash and ciphertext, never the token in clear). */
 export type ApprovalTokenRow = typeof approvalTokens.$inferSelect
@@ -71,7 +80,7 @@ export async function approvalLinkTokens(
     )
   const tokens: Partial<Record<Decision, string>> = {}
   for (const row of stored) {
-    if (row.tokenCiphertext === null) continue
+    if (row.tokenCiphertext === null || row.decision === null) continue
     tokens[row.decision] = decryptSecret(
       input.secretsKey,
       row.tokenCiphertext,
@@ -119,7 +128,7 @@ export async function findApprovalToken(
     tenant_id: string
     id: string
     approval_id: string
-    decision: Decision
+    decision: Decision | null
     token_hash: string
     material_hash: string
     recipient: string
@@ -170,4 +179,73 @@ export async function consumeApprovalToken(tx: TenantTx, id: string): Promise<Ap
     .where(and(eq(approvalTokens.tenantId, tx.tenant), eq(approvalTokens.id, id)))
   if (!row) throw new ApprovalLinkError('approval-link-not-found')
   throw new ApprovalLinkError(row.usedAt ? 'approval-link-used' : 'approval-link-expired')
+}
+
+/** What `issueApprovalPageLink` binds a page link to. */
+export interface ApprovalPageLinkInput {
+  approvalId: string
+  /** The subject the link decides as: a named approver, never one the approval's rules refuse. */
+  recipient: string
+  /** When the link stops working; never later than the approval's own expiry. */
+  expiresAt: Date
+}
+
+/** A page link's token (returned once, never stored in clear) and when it expires. */
+export interface ApprovalPageLink {
+  token: string
+  tokenId: string
+  expiresAt: Date
+}
+
+/**
+ * Issues a single-use page link (`/inbox/a/{token}`) to `recipient` for a pending approval: its
+ * recipient sees the approval and picks the decision there, deciding as that subject. The link is
+ * bound to the material the approval shows now. A link carries no scopes, so the recipient must
+ * pass the approver rule as a subject: under separation of duties never the run's starter, and
+ * when the approval names subjects, one of them (an approval restricted to scopes alone admits
+ * no link). Only the token's SHA-256 is stored.
+ * @throws NotFoundError `approval-not-found`.
+ * @throws DecisionConflictError `approval-settled` or `approval-expired`.
+ * @throws DecisionForbiddenError `separation-of-duties` or `not-an-approver`.
+ */
+export async function issueApprovalPageLink(
+  tx: TenantTx,
+  input: ApprovalPageLinkInput,
+): Promise<ApprovalPageLink> {
+  const run = isUuid(input.approvalId) ? await lockRunOfApproval(tx, input.approvalId) : null
+  const approval = run ? await getApproval(tx, input.approvalId) : null
+  if (!run || !approval) throw new NotFoundError('approval', input.approvalId)
+  if (approval.status !== 'pending') {
+    throw new DecisionConflictError('approval-settled', `approval is ${approval.status}`)
+  }
+  const now = Date.now()
+  if (approval.expiresAt !== null && approval.expiresAt.getTime() <= now) {
+    throw new DecisionConflictError('approval-expired', 'approval has expired')
+  }
+  const refusal = approverRefusal(approval, run.createdBy, input.recipient, [])
+  if (refusal !== null) {
+    throw new DecisionForbiddenError(
+      refusal,
+      refusal === 'separation-of-duties'
+        ? 'the subject who started the run cannot decide its approval'
+        : `${input.recipient} is not an approver`,
+    )
+  }
+  const expiresAt =
+    approval.expiresAt !== null && approval.expiresAt < input.expiresAt
+      ? approval.expiresAt
+      : input.expiresAt
+  const token = randomBytes(32).toString('base64url')
+  const tokenId = randomUUID()
+  await tx.db.insert(approvalTokens).values({
+    id: tokenId,
+    tenantId: tx.tenant,
+    approvalId: approval.id,
+    decision: null,
+    tokenHash: sha256Hex(token),
+    materialHash: approval.materialHash,
+    recipient: input.recipient,
+    expiresAt,
+  })
+  return { token, tokenId, expiresAt }
 }

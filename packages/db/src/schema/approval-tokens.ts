@@ -6,10 +6,12 @@ import { tenantIsolation } from './roles.js'
 import { webhooks } from './webhooks.js'
 
 /**
- * Single-use approval links: the SHA-256 of each token, bound to one approval, tenant, decision,
- * recipient and the material hash the approval showed when the link was made. The token itself is
- * kept only encrypted (secret box), so every attempt of a delivery carries the same link while no
- * stored row, event or payload holds it in clear.
+ * Single-use approval links: the SHA-256 of each token, bound to one approval, tenant, recipient,
+ * the material hash the approval showed when the link was made and, for a webhook's approveUrl or
+ * rejectUrl, one decision. A page link (`/inbox/a/{token}`, addressed to a named approver) has no
+ * decision: its recipient chooses on the page. A webhook's token is kept only encrypted (secret
+ * box), so every attempt of a delivery carries the same link while no stored row, event or
+ * payload holds it in clear; a page link's token is handed out once and never stored.
  */
 export const approvalTokens = pgTable(
   'approval_tokens',
@@ -19,7 +21,8 @@ export const approvalTokens = pgTable(
     approvalId: uuid('approval_id')
       .notNull()
       .references(() => approvals.id),
-    decision: text('decision', { enum: DECISIONS }).notNull(),
+    // null: a page link, whose recipient picks the decision.
+    decision: text('decision', { enum: DECISIONS }),
     tokenHash: text('token_hash').notNull().unique('approval_tokens_token_hash'),
     materialHash: text('material_hash').notNull(),
     recipient: text('recipient').notNull(),
