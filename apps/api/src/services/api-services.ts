@@ -39,9 +39,12 @@ export interface ApiServiceDeps {
   publicUrl?: string
   /** Encrypts webhook signing secrets (`config.secretsKey`); no webhooks without it. */
   secretsKey?: Buffer | undefined
-  /** `config.httpAllow`: webhook URLs follow the `http` steps' egress rules (public hosts only). */
+  /**
+   * `config.httpAllow`: webhook URLs and the MCP servers agents name follow the `http` steps'
+   * egress rules (public hosts only).
+   */
   httpAllow?: readonly string[]
-  /** Resolves webhook hosts for that check (default: the system resolver). */
+  /** Resolves those hosts for that check (default: the system resolver). */
   lookup?: LookupAll
   /** Live wake-ups and limits of run event streams (SSE); streams poll without wake-ups. */
   runEvents?: Omit<RunEventStreamDeps, 'database'>
@@ -50,6 +53,7 @@ export interface ApiServiceDeps {
 /** Builds every resource service, for `buildApp({ services, routes: resourceRoutes })`. */
 export function createApiServices(deps: ApiServiceDeps): ApiServices {
   const log = deps.log ? { log: deps.log } : {}
+  const egress = createEgressPolicy(deps.httpAllow ?? [], deps.lookup)
   const serviceDeps = {
     database: deps.database,
     jobs: deps.jobs,
@@ -59,6 +63,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
   }
   return {
     graphs: createGraphService(serviceDeps, {
+      mcp: { egress },
       ...(deps.specBodyLimitBytes === undefined
         ? {}
         : { specBodyLimitBytes: deps.specBodyLimitBytes }),
@@ -73,7 +78,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     webhooks: createWebhookService({
       database: deps.database,
       secretsKey: deps.secretsKey,
-      egress: createEgressPolicy(deps.httpAllow ?? [], deps.lookup),
+      egress,
     }),
   }
 }

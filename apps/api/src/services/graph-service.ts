@@ -23,17 +23,35 @@ import type {
   RegisteredGraph,
   TopologyView,
 } from '../schemas/graphs.js'
-import { GraphName, GraphSpec, specDigest, specTopology, validateSpec } from '@weave/spec'
+import {
+  createEgressPolicy,
+  GraphName,
+  GraphSpec,
+  pinMcpTools,
+  specDigest,
+  specTopology,
+  validateSpec,
+  type McpListingDeps,
+} from '@weave/spec'
 import type { AuditContext, ServiceDeps } from './deps.js'
 import { auditRequest } from './audit-request.js'
 
 /** The largest graph registration body by default, in bytes: a spec is a small document. */
 export const DEFAULT_SPEC_BODY_LIMIT_BYTES = 256 * 1024
 
+// A registration waits for the MCP servers its spec names; one that does not answer in this
+// time is reported as unreachable.
+const MCP_LISTING_TIMEOUT_MS = 10_000
+
 /** Options of the graph service. */
 export interface GraphServiceOptions {
   /** The largest graph registration body, in bytes (default DEFAULT_SPEC_BODY_LIMIT_BYTES). */
   specBodyLimitBytes?: number
+  /**
+   * How the MCP servers a spec names are listed to pin its mcp tools: the http steps' egress
+   * policy (default: public hosts only) and a deadline.
+   */
+  mcp?: McpListingDeps
 }
 
 /** The graph registry as the API offers it. */
@@ -43,8 +61,10 @@ export interface GraphService {
   /**
    * Validates and registers a spec: a new version, or the latest when its digest is the same. A
    * new version binds each subgraph it names without a version to that graph's latest version,
-   * so its runs keep running the children it was registered with.
-   * @throws {UnprocessableError} with every problem of an invalid spec
+   * so its runs keep running the children it was registered with, and stores each mcp tool
+   * pinned to the tool its server lists now (pinMcpTools): the digest covers the pins.
+   * @throws {UnprocessableError} with every problem of an invalid spec, and every mcp tool that
+   *   could not be pinned (its server unreachable or refused by egress, the tool missing)
    */
   register(
     tenant: string,
@@ -83,12 +103,15 @@ export function createGraphService(
   { database }: Pick<ServiceDeps, 'database'>,
   options: GraphServiceOptions = {},
 ): GraphService {
+  const mcp = { egress: createEgressPolicy([]), timeoutMs: MCP_LISTING_TIMEOUT_MS, ...options.mcp }
   return {
     specBodyLimitBytes: options.specBodyLimitBytes ?? DEFAULT_SPEC_BODY_LIMIT_BYTES,
 
     async register(tenant, principal, body, context) {
+      // Listing MCP servers waits on the network: before the transaction, not holding it open.
+      const pinned = await pinMcpTools(body.spec, mcp)
       return withTenant(database, tenant, async (tx) => {
-        const result = await validateSpec(body.spec, {
+        const result = await validateSpec(pinned.spec, {
           selfName: body.name,
           // Validation resolves subgraphs concurrently; one transaction runs one query at a time.
           resolveGraph: oneAtATime(async (name: string, version?: number) => {
@@ -96,8 +119,9 @@ export function createGraphService(
             return row ? GraphSpec.parse(row.spec) : undefined
           }),
         })
-        if (!result.ok) {
-          const errors = result.problems.map((p) => ({
+        const problems = [...pinned.problems, ...(result.ok ? [] : result.problems)]
+        if (!result.ok || problems.length > 0) {
+          const errors = problems.map((p) => ({
             path: `/body/spec${p.path}`,
             message: p.message,
           }))
