@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, startWatched, stopWatched, type Watched } from './support/child-processes.js'
 import { expectJson, expectPage, expectProblem, isoTime } from './support/expect-http.js'
 import { startRecordingServer, type RecordingServer } from './support/recording-server.js'
 import {
@@ -10,11 +8,9 @@ import {
   startWeave,
   waitForRun,
   waitForStep,
-  waitUntil,
   type WeaveProcesses,
 } from './support/weave-processes.js'
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url))
 const PAYMENTS_PORT = 4010
 // The README's scopes for Alice (who starts the run) and Bob (who approves it).
 const ALICE_SCOPES = 'graphs:read graphs:write runs:read runs:write'
@@ -28,38 +24,22 @@ interface Payments {
   close(): Promise<void>
 }
 
-/** Starts `npm run example:payments` (examples/refund/payments-server.ts) and waits for it. */
+/** Starts the stand-in of `npm run example:payments` and waits for it; undefined when it cannot. */
 async function startStandIn(): Promise<Payments | undefined> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'examples/refund/payments-server.ts'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  let standIn: Watched
   try {
-    await waitUntil(
-      () => {
-        if (child.exitCode !== null) throw new Error(`the stand-in exited: ${output}`)
-        return output.includes('payments stand-in on')
-      },
-      20_000,
-      'the payments stand-in',
+    standIn = await startWatched(
+      process.execPath,
+      ['--import', 'tsx', 'examples/refund/payments-server.ts'],
+      { ready: 'payments stand-in on', what: 'the payments stand-in', timeoutMs: 20_000 },
     )
   } catch {
-    if (child.exitCode === null) child.kill('SIGKILL')
     return undefined
   }
   return {
     url: `http://127.0.0.1:${PAYMENTS_PORT}`,
-    keys: () => [...output.matchAll(/idempotency key ([^)]+)\)/g)].map((m) => m[1]!),
-    async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = once(child, 'exit')
-      child.kill('SIGTERM')
-      await exited
-    },
+    keys: () => [...standIn.output().matchAll(/idempotency key ([^)]+)\)/g)].map((m) => m[1]!),
+    close: () => stopWatched(standIn),
   }
 }
 

@@ -1,14 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { mintDevToken } from '@weave/api'
 import { migrateDatabase } from '@weave/db'
 import { Redis } from 'ioredis'
 import pg from 'pg'
+import { anyFreePort, ROOT } from './child-processes.js'
+import { waitUntil } from './wait-until.js'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const BASE_DATABASE_URL =
   process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const BASE_REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -74,22 +73,58 @@ export interface StartOptions {
   redisUrl?: string
 }
 
+/** Where one test's Weave keeps its data: a database and a queue prefix of its own. */
+export interface IsolatedTarget {
+  /** The database's URL with the owner login (`WEAVE_MIGRATE_DATABASE_URL`). */
+  databaseUrl: string
+  /** The same database with the runtime login (`WEAVE_DATABASE_URL`). */
+  runtimeUrl: string
+  redisUrl: string
+  queuePrefix: string
+  /** Drops the database and deletes the queue keys. */
+  remove(): Promise<void>
+}
+
+/**
+ * A new database name (not created yet) and BullMQ prefix on the test servers, so whatever
+ * starts Weave there shares nothing with other test files.
+ */
+export function isolatedTarget(
+  o: { databaseUrl?: string; redisUrl?: string } = {},
+): IsolatedTarget {
+  const suffix = randomBytes(5).toString('hex')
+  const databaseUrl = withDatabase(o.databaseUrl ?? BASE_DATABASE_URL, `weave_e2e_${suffix}`)
+  const redisUrl = o.redisUrl ?? BASE_REDIS_URL
+  const queuePrefix = `e2e-${suffix}`
+  return {
+    databaseUrl,
+    runtimeUrl: withLogin(databaseUrl, 'weave_runtime'),
+    redisUrl,
+    queuePrefix,
+    async remove() {
+      const results = await Promise.allSettled([
+        dropDatabase(databaseUrl),
+        deleteQueueKeys(redisUrl, queuePrefix),
+      ])
+      for (const result of results) if (result.status === 'rejected') throw result.reason
+    },
+  }
+}
+
 /**
  * Starts `weave api` and `weave worker` processes (through the CLI, as a user would) against a
  * new database and a new BullMQ prefix, so test files run in parallel without sharing anything.
  */
 export async function startWeave(o: StartOptions = {}): Promise<WeaveProcesses> {
-  const suffix = randomBytes(5).toString('hex')
-  const databaseUrl = withDatabase(o.databaseUrl ?? BASE_DATABASE_URL, `weave_e2e_${suffix}`)
-  const redisUrl = o.redisUrl ?? BASE_REDIS_URL
-  const queuePrefix = `e2e-${suffix}`
+  const target = isolatedTarget(o)
+  const { databaseUrl, redisUrl, queuePrefix } = target
   const children: ChildProcess[] = []
   try {
     return await launch(o, databaseUrl, redisUrl, queuePrefix, children)
   } catch (err) {
     // A Weave that never became ready still owns processes, a database and queue keys.
     await Promise.allSettled(children.map(terminate))
-    await Promise.allSettled([dropDatabase(databaseUrl), deleteQueueKeys(redisUrl, queuePrefix)])
+    await target.remove().catch(() => undefined)
     throw err
   }
 }
@@ -105,7 +140,7 @@ async function launch(
   // and cannot escape row-level security. Migrating creates it when missing.
   const runtimeUrl = withLogin(databaseUrl, 'weave_runtime')
   await migrateDatabase({ connectionString: databaseUrl, runtimeConnectionString: runtimeUrl })
-  const port = await freePort()
+  const port = await anyFreePort()
   const env = {
     ...process.env,
     WEAVE_DATABASE_URL: runtimeUrl,
@@ -252,25 +287,7 @@ async function terminate(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-/**
- * Polls `check` until it holds, failing with `what` after `timeoutMs`; `what` may be a function,
- * so the message can describe the last thing seen.
- */
-export async function waitUntil(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  what: string | (() => string),
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (await check()) return
-    if (Date.now() > deadline) {
-      const described = typeof what === 'function' ? what() : what
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${described}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+export { waitUntil }
 
 const TERMINAL = ['completed', 'failed', 'cancelled']
 
@@ -338,16 +355,6 @@ async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> 
   } finally {
     redis.disconnect()
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
 }
 
 /** Polls a run until `predicate` holds for it (e.g. waiting on a given step); returns the run. */
