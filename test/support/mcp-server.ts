@@ -12,7 +12,7 @@ export interface McpTestTool {
   /** The arguments as a zod shape: the SDK lists it as the tool's `inputSchema`. */
   input: ZodRawShape
   /** What a call answers (default: the arguments as text). */
-  answer?: (args: Record<string, unknown>) => CallToolResult
+  answer?: (args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>
 }
 
 /** One JSON-RPC request the server received, with its `Idempotency-Key` header. */

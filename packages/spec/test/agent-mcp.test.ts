@@ -74,11 +74,17 @@ async function pinned(doc: unknown = agentDoc()) {
   return valid.spec
 }
 
-async function run(spec: GraphSpec, replies: ScriptedReply[], allow = [mcp.host]) {
+async function run(
+  spec: GraphSpec,
+  replies: ScriptedReply[],
+  allow = [mcp.host],
+  timeoutMs?: number,
+) {
   model.script = replies
   const { graph } = await compileGraph('g', spec, {
     http: { allow },
     llm: { baseUrl: model.baseUrl, backoffMs: 1 },
+    ...(timeoutMs === undefined ? {} : { mcp: { timeoutMs } }),
   })
   return graph.run({ customer: 'ada' }, { store: new MemStore(), runId: 'run-1' })
 }
@@ -280,5 +286,35 @@ describe('calling a pinned mcp tool', () => {
     expect(r.stopReason).toBe('error')
     expect(r.error).toMatchObject({ name: 'McpToolError', code: 'mcp-tool' })
     expect(r.error?.message).toContain(`MCP tool "refund" on ${closed.url} failed`)
+  })
+
+  it('fails the step when the call outlasts the time it is given', async () => {
+    const spec = await pinned()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    mcp.tools.set('refund', {
+      ...refundTool(),
+      answer: async () => {
+        await held
+        return { content: [] }
+      },
+    })
+    const r = await run(spec, [refundCall], [mcp.host], 1000)
+    release()
+    expect(r.stopReason).toBe('error')
+    expect(r.error).toMatchObject({ name: 'McpToolError' })
+  })
+
+  it('fails the step rather than read an answer past its size limit', async () => {
+    const spec = await pinned()
+    const huge = 'x'.repeat(5 * 1_048_576)
+    mcp.tools.set('refund', {
+      ...refundTool(),
+      answer: () => ({ content: [{ type: 'text', text: huge }] }),
+    })
+    const r = await run(spec, [refundCall], [mcp.host], 10_000)
+    expect(r.stopReason).toBe('error')
+    expect(r.error).toMatchObject({ name: 'McpToolError' })
+    expect(r.error?.message).toContain('larger than')
   })
 })
