@@ -6,6 +6,7 @@ import {
   listApprovals,
   listAudit,
   listRunEvents,
+  registerGraphVersion,
   withTenant,
 } from '@weave/db'
 import { canonicalDigest, createHandlerRegistry, defineHandler } from '@weave/spec'
@@ -24,6 +25,8 @@ let modelCalls = 0
 const refunds: number[] = []
 
 const REPLIES = [{ tool_calls: [call('c1', 'refund', { amount: 500 })] }, { content: 'Refunded.' }]
+// The script of a conversation whose prompt asks for a quote.
+const QUOTE_REPLIES = [{ tool_calls: [call('q1', 'quote', { qty: 3 })] }, { content: 'It is 30.' }]
 
 function call(id: string, name: string, args: object) {
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } }
@@ -38,10 +41,11 @@ beforeAll(async () => {
     req.on('end', () => {
       modelCalls += 1
       const body = JSON.parse(Buffer.concat(chunks).toString()) as {
-        messages: Array<{ role: string }>
+        messages: Array<{ role: string; content?: string }>
       }
       const turn = body.messages.filter((m) => m.role === 'assistant').length
-      const reply = REPLIES[turn] ?? { content: 'out of script' }
+      const quoting = body.messages.some((m) => m.role === 'user' && m.content?.startsWith('Quote'))
+      const reply = (quoting ? QUOTE_REPLIES : REPLIES)[turn] ?? { content: 'out of script' }
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           choices: [{ index: 0, message: { role: 'assistant', content: null, ...reply } }],
@@ -229,5 +233,48 @@ describe('an agent step on a worker', () => {
     expect(await executedCalls(id)).toEqual([
       expect.objectContaining({ argumentsDigest: canonicalDigest({ amount: 300 }), edited: true }),
     ])
+  })
+
+  it('runs a registered graph as a tool, its steps on the record under the call', async () => {
+    await withTenant(bed.database, bed.tenant, (tx) =>
+      registerGraphVersion(tx, {
+        name: 'pricing',
+        spec: { entry: 'total', steps: { total: { kind: 'set', values: { total: 'qty * 10' } } } },
+        createdBy: 'author',
+      }),
+    )
+    const quoting = {
+      entry: 'support',
+      steps: {
+        support: {
+          kind: 'agent',
+          model: 'scripted',
+          prompt: 'Quote for {{ customer }}',
+          tools: {
+            quote: {
+              description: 'Price an order',
+              parameters: { type: 'object', properties: { qty: { type: 'integer' } } },
+              readOnly: true,
+              call: { kind: 'subgraph', graph: 'pricing' },
+            },
+          },
+        },
+      },
+    }
+    const id = await bed.start('quoting-agent', quoting, { customer: 'Cy' })
+    const done = await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'completed' || r?.status === 'failed',
+      'the agent to finish',
+    )
+    expect(done).toMatchObject({ status: 'completed' })
+    const events = await withTenant(bed.database, bed.tenant, (tx) => listRunEvents(tx, id))
+    expect(
+      events
+        .filter((e) => e.type === 'step.completed')
+        .map((e) => (e.data as { step: string }).step),
+    ).toEqual(['support', 'support:q1/total', 'support', 'support'])
+    // A read-only tool is not audited as a change to the world.
+    expect(await executedCalls(id)).toEqual([])
   })
 })

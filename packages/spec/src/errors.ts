@@ -11,6 +11,7 @@ export type SpecErrorCode =
   | 'llm-step'
   | 'mcp-tool'
   | 'mcp-tool-changed'
+  | 'subgraph-tool-waited'
   | 'handler-not-found'
   | 'handler-conflict'
   | 'handler-module'
@@ -146,6 +147,24 @@ export class McpToolChangedError extends SpecError {
     super(
       'mcp-tool-changed',
       `step "${step}": MCP tool "${tool}" on ${server} ${detail}; it was not called (register the graph again to accept the server's tool)`,
+    )
+  }
+}
+
+/**
+ * An agent's subgraph tool ran a graph that waited (for a person, input or time): a tool call
+ * must finish within its unit of work, so the call fails instead of leaving the agent half-way.
+ */
+export class SubgraphToolWaitError extends SpecError {
+  override name = 'SubgraphToolWaitError'
+  constructor(
+    readonly step: string,
+    readonly tool: string,
+    readonly graph: string,
+  ) {
+    super(
+      'subgraph-tool-waited',
+      `step "${step}": tool "${tool}" ran graph "${graph}", which waited; a subgraph tool's graph must finish without waiting`,
     )
   }
 }

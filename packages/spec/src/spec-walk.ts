@@ -16,12 +16,15 @@ export interface RouteRef {
   path: Path
 }
 
-/** A subgraph step (top level or a parallel branch) and where its `graph` field is. */
+/**
+ * A reference to another graph (a subgraph step, at the top level or in a parallel branch, or an
+ * agent's subgraph tool) and where its `graph` field is. `mustFinish` names what cannot wait.
+ */
 export interface SubgraphRef {
   graph: string
   version?: number
   path: Path
-  inParallelBranch: boolean
+  mustFinish?: 'a parallel branch' | 'an agent tool'
 }
 
 /** The `[name, step]` pairs of `doc.steps` that are objects. */
@@ -79,20 +82,35 @@ export function allRoutes(doc: unknown): RouteRef[] {
   return stepEntries(doc).flatMap(([name, step]) => routesOf(name, step.next))
 }
 
-function subgraphRefOf(step: Record<string, unknown>, path: Path, inBranch: boolean) {
+function subgraphRefOf(
+  step: Record<string, unknown>,
+  path: Path,
+  mustFinish?: SubgraphRef['mustFinish'],
+): SubgraphRef[] {
   if (step.kind !== 'subgraph' || typeof step.graph !== 'string') return []
   const version = Number.isInteger(step.version) ? (step.version as number) : undefined
-  return [{ graph: step.graph, version, path: [...path, 'graph'], inParallelBranch: inBranch }]
+  return [{ graph: step.graph, version, path: [...path, 'graph'], mustFinish }]
 }
 
-/** Every subgraph step of a document, parallel branches included. */
+/** Every reference to another graph: subgraph steps, parallel branches and agent tools. */
 export function subgraphRefs(doc: unknown): SubgraphRef[] {
   const out: SubgraphRef[] = []
   for (const [name, step] of stepEntries(doc)) {
-    out.push(...subgraphRefOf(step, ['steps', name], false))
+    out.push(...subgraphRefOf(step, ['steps', name]))
     if (step.kind === 'parallel' && isRecord(step.branches)) {
       for (const [branch, b] of Object.entries(step.branches)) {
-        if (isRecord(b)) out.push(...subgraphRefOf(b, ['steps', name, 'branches', branch], true))
+        if (isRecord(b)) {
+          out.push(...subgraphRefOf(b, ['steps', name, 'branches', branch], 'a parallel branch'))
+        }
+      }
+    }
+    if (step.kind === 'agent' && isRecord(step.tools)) {
+      for (const [tool, t] of Object.entries(step.tools)) {
+        if (isRecord(t) && isRecord(t.call)) {
+          out.push(
+            ...subgraphRefOf(t.call, ['steps', name, 'tools', tool, 'call'], 'an agent tool'),
+          )
+        }
       }
     }
   }

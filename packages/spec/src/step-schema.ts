@@ -136,10 +136,16 @@ const AgentToolCall = z.discriminatedUnion(
         .regex(/^[0-9a-f]{64}$/, { error: 'a digest is 64 lowercase hex digits (SHA-256)' })
         .optional(),
     }),
+    // A registered graph that runs to its end without waiting; the arguments are its input.
+    z.strictObject({
+      kind: z.literal('subgraph'),
+      graph: GraphName,
+      version: z.int().min(1).optional(),
+    }),
   ],
   {
     error:
-      'a tool call is { kind: "handler", handler }, { kind: "http", method, url } or { kind: "mcp", server, tool }',
+      'a tool call is { kind: "handler", handler }, { kind: "http", method, url }, { kind: "mcp", server, tool } or { kind: "subgraph", graph, version? }',
   },
 )
 

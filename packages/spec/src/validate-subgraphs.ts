@@ -82,10 +82,10 @@ async function refProblems(ref: SubgraphRef, ctx: ValidateContext): Promise<Spec
   if (self !== undefined && finding.cycle) {
     problems.push({ path, message: `subgraph cycle: ${finding.cycle.join(' → ')}` })
   }
-  if (ref.inParallelBranch && finding.suspends) {
+  if (ref.mustFinish !== undefined && finding.suspends) {
     problems.push({
       path,
-      message: `a parallel branch cannot suspend, but ${finding.suspends}`,
+      message: `${ref.mustFinish} cannot suspend, but ${finding.suspends}`,
     })
   }
   return problems
@@ -93,7 +93,8 @@ async function refProblems(ref: SubgraphRef, ctx: ValidateContext): Promise<Spec
 
 /**
  * Subgraph references: each must name a registered graph (and version) and must not lead back
- * to the graph being registered; one inside a parallel branch must not suspend.
+ * to the graph being registered; one inside a parallel branch or behind an agent tool must not
+ * suspend.
  */
 export async function subgraphProblems(doc: unknown, ctx: ValidateContext): Promise<SpecProblem[]> {
   const lists = await Promise.all(subgraphRefs(doc).map((ref) => refProblems(ref, ctx)))

@@ -4,6 +4,7 @@ import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
 import { mcpRunner, type PinnedMcpCall } from './agent-mcp.js'
+import { subgraphRunner } from './agent-subgraph.js'
 import { allowedTarget, parseResponseBody } from './http-target.js'
 import type { StepCompileContext } from './step-compiler.js'
 
@@ -117,8 +118,14 @@ function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContex
 }
 
 /** The runner of one tool, its templates parsed once. */
-export function compileToolRunner(tool: CompiledToolSpec, cx: StepCompileContext): ToolRunner {
+export function compileToolRunner(
+  name: string,
+  tool: CompiledToolSpec,
+  cx: StepCompileContext,
+  path: string,
+): ToolRunner {
   if (tool.call.kind === 'handler') return handlerRunner(tool.call.handler, cx)
   if (tool.call.kind === 'mcp') return mcpRunner(tool.call, cx)
+  if (tool.call.kind === 'subgraph') return subgraphRunner(name, tool.call, cx, path)
   return httpRunner(tool.call.method, compileTemplate(tool.call.url, cx.limits), cx)
 }

@@ -270,7 +270,8 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     for (const e of jsonSchemaErrors(spec.parameters)) {
       problems.push({ path: `${at}${e.path}`, message: `not a valid JSON Schema: ${e.message}` })
     }
-    tools.set(tool, { spec, run: compileToolRunner(spec, cx) })
+    const path = toPointer(['steps', name, 'tools', tool, 'call'])
+    tools.set(tool, { spec, run: compileToolRunner(tool, spec, cx, path) })
   }
   if (problems.length > 0) throw new SpecCompileError(problems)
   const toolDefinitions = [...tools].map(([tool, { spec }]) => ({
