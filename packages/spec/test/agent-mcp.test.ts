@@ -317,4 +317,28 @@ describe('calling a pinned mcp tool', () => {
     expect(r.error).toMatchObject({ name: 'McpToolError' })
     expect(r.error?.message).toContain('larger than')
   })
+
+  it('gives up the call when the run is cancelled while it waits for the server', async () => {
+    const spec = await pinned()
+    const cancel = new AbortController()
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    mcp.tools.set('refund', {
+      ...refundTool(),
+      answer: async () => {
+        cancel.abort()
+        await held
+        return { content: [] }
+      },
+    })
+    model.script = [refundCall]
+    const { graph } = await compileGraph('g', spec, {
+      http: { allow: [mcp.host] },
+      llm: { baseUrl: model.baseUrl },
+    })
+    const r = await graph.run({}, { store: new MemStore(), signal: cancel.signal })
+    release()
+    expect(r.stopReason).toBe('cancelled')
+    expect(mcp.calls).toHaveLength(1)
+  })
 })

@@ -102,6 +102,14 @@ function keyedToolCalls(fetch: FetchLike, key: string): FetchLike {
   }
 }
 
+/** A fetch whose every request ends at `signal` too: nothing of an exchange outlives it. */
+function until(fetch: FetchLike, signal: AbortSignal): FetchLike {
+  return (url, init) => {
+    const own = init?.signal ?? undefined
+    return fetch(url, { ...init, signal: own ? AbortSignal.any([own, signal]) : signal })
+  }
+}
+
 /** What a connected client's requests are sent with: the deadline of the whole exchange. */
 interface Exchange {
   client: Client
@@ -119,7 +127,8 @@ async function withMcpClient<T>(
   use: (exchange: Exchange) => Promise<T>,
 ): Promise<T> {
   const transport = new StreamableHTTPClientTransport(server, {
-    fetch: boundedResponses(fetch, MAX_RESPONSE_BYTES),
+    // Ending the session after the exchange (a DELETE) is bounded by the deadline as well.
+    fetch: boundedResponses(until(fetch, options.signal), MAX_RESPONSE_BYTES),
     // One attempt: a lost stream fails the exchange rather than reconnecting behind its back.
     reconnectionOptions: {
       maxRetries: 0,
