@@ -65,6 +65,16 @@ export const runs = pgTable(
     requestHash: text('request_hash'),
     forkedFrom: uuid('forked_from').references((): AnyPgColumn => runs.id),
     forkedSeq: integer('forked_seq'),
+    // A thread's run (threads.ts): its place in the thread, and the run whose latest state it
+    // starts from (null: the empty state), resolved when it starts.
+    threadId: uuid('thread_id'),
+    threadSeq: integer('thread_seq'),
+    baseRunId: uuid('base_run_id').references((): AnyPgColumn => runs.id),
+    // A queued run that may not start yet: another run of its thread is active. The run that
+    // ends releases the next one (weave_release_thread_run), and no job claims a held run.
+    held: boolean('held').notNull().default(false),
+    // The schedule whose firing started the run.
+    scheduleId: uuid('schedule_id'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
     finishedAt: timestamptz('finished_at'),
@@ -92,6 +102,16 @@ export const runs = pgTable(
     index('runs_pending_resume')
       .on(t.updatedAt, t.id)
       .where(sql`pending_resume is not null`),
+    uniqueIndex('runs_thread_seq')
+      .on(t.threadId, t.threadSeq)
+      .where(sql`thread_id is not null`),
+    // One active run per thread, whatever a request or a worker does (threads.int.test.ts).
+    uniqueIndex('runs_thread_one_active')
+      .on(t.threadId)
+      .where(sql`thread_id is not null and not held and status in ('queued', 'running', 'waiting')`),
+    index('runs_schedule_active')
+      .on(t.scheduleId)
+      .where(sql`schedule_id is not null and status in ('queued', 'running', 'waiting')`),
     tenantIsolation(),
   ],
 )
