@@ -10,6 +10,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { DependencyHealth } from '@weave/queue'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { Registry } from 'prom-client'
@@ -56,6 +57,11 @@ export interface AppDeps<S extends object> {
   services?: S
   /** Readiness checks run by `/readyz`, by dependency name. */
   checks?: ReadinessChecks
+  /**
+   * Where requests failed by an outage, and failed readiness checks, report it: the outage is
+   * then logged once per state change rather than once per request. Absent: one line each.
+   */
+  health?: DependencyHealth
   /** How long `/readyz` waits for each check; 2 s by default. */
   checkTimeoutMs?: number
   /** The clock of `/readyz`'s cache (milliseconds); `Date.now` unless a test drives it. */
@@ -103,7 +109,7 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
     reply.header('x-request-id', request.id)
   })
 
-  void app.register(errorHandlerPlugin, renderOptions)
+  void app.register(errorHandlerPlugin, { ...renderOptions, health: deps.health })
   void app.register(securityHeadersPlugin)
   const registry = deps.metrics ?? new Registry()
   void app.register(metricsPlugin, { registry })
@@ -126,6 +132,7 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
   void app.register(authPlugin, { verifier })
   void app.register(operationsRoutes, {
     checks: deps.checks ?? {},
+    health: deps.health,
     registry: exposure.kind === 'main' ? registry : undefined,
     metricsToken: config.metrics.token,
     isDocsServed: config.docs,

@@ -178,6 +178,7 @@ const Config = Env.transform((env, ctx) => {
       refreshMs: env.WEAVE_METRICS_REFRESH_MS,
     },
     readinessCacheMs: env.WEAVE_READYZ_CACHE_MS,
+    stopTimeoutMs: env.WEAVE_STOP_TIMEOUT_MS,
     // The base of the page links `POST /v1/approvals/{id}/links` issues.
     publicUrl: (env.WEAVE_PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/+$/, ''),
   }

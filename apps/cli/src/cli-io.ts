@@ -9,8 +9,11 @@ export interface CliIo {
 /** A command. Resolves to the process exit status. */
 export type Command = (args: string[], io: CliIo) => Promise<number>
 
-/** Exit statuses of `weave`. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const
+/**
+ * Exit statuses of `weave`: `forcedStop` when a stop did not finish within WEAVE_STOP_TIMEOUT_MS
+ * and the process ended without closing everything.
+ */
+export const EXIT = { ok: 0, failure: 1, usage: 2, forcedStop: 3 } as const
 
 /** The command line is wrong; `weave` prints the message and exits with status 2. */
 export class UsageError extends Error {

@@ -1,7 +1,6 @@
 import {
   buildApp,
   createApiServices,
-  createDependencyChecks,
   createMetricsRegistry,
   createRateLimitRedis,
   createRunEventWakeups,
@@ -13,6 +12,7 @@ import {
 import { connectionErrorFields, createDb } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
 import type { Logger } from 'pino'
+import type { DependencyWatch } from './dependency-watch.js'
 
 /** The API with its dependencies, ready to listen; `close` releases everything it opened. */
 export interface ComposedApi {
@@ -29,20 +29,29 @@ export interface ComposeApiOptions {
 /**
  * Builds the API from its configuration: database, queues, run event wake-ups (Postgres LISTEN),
  * rate-limit counters in Redis, metrics, services and routes. `app.listen()` also starts the
- * separate metrics listener when WEAVE_API_METRICS_PORT is set; `close` stops it.
+ * separate metrics listener when WEAVE_API_METRICS_PORT is set; `close` stops it. Its connections
+ * report outages to `watch`, whose probes `/readyz` runs; the caller closes the watch.
  */
 export function composeApi(
   config: Config,
   log: Logger,
+  watch: DependencyWatch,
   options: ComposeApiOptions = {},
 ): ComposedApi {
+  const { health } = watch
+  // An outage is told once by the watch; only other errors get a line each.
   const database = createDb({
     connectionString: config.databaseUrl,
-    onError: (err) => log.warn(connectionErrorFields(err), 'database connection lost'),
+    onError: (err) => {
+      if (!health.report(err)) log.warn(connectionErrorFields(err), 'database connection lost')
+    },
   })
   const queues = createJobQueues({
     connection: redisConnection(config.redisUrl),
     prefix: config.queuePrefix,
+    onError: (err, queue) => {
+      if (!health.report(err)) log.error({ err, queue }, 'queue error')
+    },
   })
   const wakeups = createRunEventWakeups({ connectionString: config.databaseUrl, log })
   const services = createApiServices({
@@ -67,11 +76,11 @@ export function composeApi(
   }
   const rateLimitRedis =
     config.rateLimitPerMinute > 0 ? createRateLimitRedis(config.redisUrl) : undefined
-  const dependencies = createDependencyChecks(config)
   const app = buildApp({
     config,
     log,
-    checks: dependencies.checks,
+    checks: watch.checks,
+    health,
     services,
     routes: resourceRoutes,
     metrics,
@@ -84,7 +93,6 @@ export function composeApi(
       await app.close()
       await wakeups.close()
       rateLimitRedis?.disconnect()
-      await dependencies.close()
       await queues.close()
       await database.close()
     },

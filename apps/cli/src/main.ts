@@ -62,5 +62,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main(process.argv.slice(2))
+  // A command that returned has closed what it opened. Exiting now rather than when the event
+  // loop drains keeps a library's timers (BullMQ's, for connections ended during a Redis outage)
+  // from holding a finished stop back; stdout and stderr are written synchronously, so no output
+  // is lost.
+  process.exit(await main(process.argv.slice(2)))
 }

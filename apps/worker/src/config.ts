@@ -68,6 +68,8 @@ export interface WorkerConfig {
   /** Server-wide ceilings on graphs' `limits` (none set: the kernel's defaults). */
   maxima: { maxIterations?: number; stepBudget?: number }
   shutdownGraceMs: number
+  /** How long a stop may take beyond the shutdown grace before the process exits anyway. */
+  stopTimeoutMs: number
   /** Where the worker serves `/metrics`; none when absent. */
   metrics?: { port: number; host: string }
   httpAllow: string[]
@@ -115,6 +117,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
       ...(e.WEAVE_MAX_STEP_BUDGET === undefined ? {} : { stepBudget: e.WEAVE_MAX_STEP_BUDGET }),
     },
     shutdownGraceMs: e.WEAVE_SHUTDOWN_GRACE_MS,
+    stopTimeoutMs: e.WEAVE_STOP_TIMEOUT_MS,
     ...(e.WEAVE_METRICS_PORT === undefined
       ? {}
       : { metrics: { port: e.WEAVE_METRICS_PORT, host: e.WEAVE_METRICS_HOST } }),

@@ -7,7 +7,12 @@ export {
 export { startWorker, type RunningWorker } from './start-worker.js'
 export type { WorkerOptions } from './worker-options.js'
 export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js'
-export { runWorker, type ConfiguredWorker, type RunWorkerOptions } from './run-worker.js'
+export {
+  runWorker,
+  stopTimeoutOf,
+  type ConfiguredWorker,
+  type RunWorkerOptions,
+} from './run-worker.js'
 export {
   createWorkerMetrics,
   jobWaitSeconds,

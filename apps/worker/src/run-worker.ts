@@ -1,5 +1,5 @@
 import { connectionErrorFields, createDb, type Database } from '@weave/db'
-import { redisConnection } from '@weave/queue'
+import { redisConnection, type DependencyHealth } from '@weave/queue'
 import { createHandlerRegistry, loadHandlerModules } from '@weave/spec'
 import type { Logger } from 'pino'
 import { collectDefaultMetrics, Registry } from 'prom-client'
@@ -21,6 +21,8 @@ export interface RunWorkerOptions {
    * registry of this worker's own, with the process's default metrics.
    */
   metrics?: Registry
+  /** Where the worker's connections report outages (see WorkerOptions.health). */
+  health?: DependencyHealth
 }
 
 /**
@@ -39,7 +41,11 @@ export async function runWorker(
   const database = createDb({
     connectionString: config.databaseUrl,
     max: config.concurrency + 4,
-    onError: (err) => log.warn(connectionErrorFields(err), 'database connection lost'),
+    onError: (err) => {
+      if (!options.health?.report(err)) {
+        log.warn(connectionErrorFields(err), 'database connection lost')
+      }
+    },
   })
   const registry = options.metrics ?? processRegistry()
   const worker = startWorker({
@@ -61,6 +67,7 @@ export async function runWorker(
     metrics: registry,
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     publicUrl: config.publicUrl,
+    ...(options.health ? { health: options.health } : {}),
   })
   const close = async () => {
     await worker.close()
@@ -91,4 +98,15 @@ function processRegistry(): Registry {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   return registry
+}
+
+/**
+ * How long a stop of `worker` may take before the process exits anyway: WEAVE_STOP_TIMEOUT_MS,
+ * plus WEAVE_SHUTDOWN_GRACE_MS when runs are in flight, the time their steps are given to finish.
+ */
+export function stopTimeoutOf(
+  config: Pick<WorkerConfig, 'stopTimeoutMs' | 'shutdownGraceMs'>,
+  worker: Pick<RunningWorker, 'runsInFlight'>,
+): number {
+  return config.stopTimeoutMs + (worker.runsInFlight() > 0 ? config.shutdownGraceMs : 0)
 }

@@ -1,5 +1,5 @@
 import { createApprovalLifecycle, GraphRegistry, QUEUES } from '@weave/db'
-import { createJobQueues, type JobQueues } from '@weave/queue'
+import { createJobQueues, type DependencyHealth, type JobQueues } from '@weave/queue'
 import { Worker } from 'bullmq'
 import { Registry } from 'prom-client'
 import { approvalDecisions } from './execution/approval-decisions.js'
@@ -12,6 +12,7 @@ import { timersProcessor } from './processors/timers-processor.js'
 import { webhooksProcessor } from './processors/webhooks-processor.js'
 import { DEFAULT_RECONCILE_QUIET_MS } from './reconciler.js'
 import { listenForDeliveries } from './webhooks/delivery-listener.js'
+import { watchWorkerDependencies } from './worker-health.js'
 import { DEFAULT_DELIVERY_SETTINGS } from './webhooks/delivery-settings.js'
 import {
   DEFAULT_MAX_STATE_BYTES,
@@ -24,6 +25,8 @@ export interface RunningWorker {
   queues: JobQueues
   /** The registry the worker records its metrics in. */
   metrics: Registry
+  /** How many runs this worker is executing now. */
+  runsInFlight(): number
   /**
    * Stops taking jobs and stops current runs at their next step boundary: a step in flight may
    * finish (an outside call is not cut off and sent again) for up to the shutdown grace, then it
@@ -39,7 +42,15 @@ export interface RunningWorker {
  */
 export function startWorker(o: WorkerOptions): RunningWorker {
   const prefix = o.prefix ?? 'weave'
-  const queues = createJobQueues({ connection: o.connection, prefix })
+  const queues = createJobQueues({
+    connection: o.connection,
+    prefix,
+    onError: (err, queue) => {
+      if (!health.report(err)) o.log.error({ err, queue }, 'queue error')
+    },
+  })
+  const ownHealth = o.health ? undefined : watchWorkerDependencies(o.database, queues, o.log)
+  const health: DependencyHealth = o.health ?? ownHealth!
   const inflight = new Inflight()
   const registry = o.metrics ?? new Registry()
   const metrics = createWorkerMetrics(registry)
@@ -84,6 +95,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     inflight,
     log: o.log,
     metrics,
+    health,
     quietMs,
     maxStateBytes: o.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES,
     // Well inside the quiet period, so a live execution is never mistaken for a lost one.
@@ -122,29 +134,31 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     o.log.warn('no WEAVE_SECRETS_KEY: this worker sends no webhook deliveries')
   }
   for (const w of workers) {
-    w.on('failed', (job, err) =>
-      o.log.warn({ err, jobId: job?.id, runId: runIdOf(job?.data), queue: w.name }, 'job failed'),
-    )
+    w.on('failed', (job, err) => {
+      const fields = { err, jobId: job?.id, runId: runIdOf(job?.data), queue: w.name }
+      // A job failed by an outage is retried; the outage itself is told once, by `health`.
+      if (health.report(err)) o.log.debug(fields, 'job failed')
+      else o.log.warn(fields, 'job failed')
+    })
     w.on('error', (err) => {
       // Redis lost a job this worker held (a flush, a failover without persistence): the run's
       // rows are intact and the reconciler enqueues it again, so this is a warning, not a fault.
       if (MISSING_JOB.test(err.message)) {
         o.log.warn({ ...errorSummary(err), queue: w.name }, 'a job vanished from Redis')
-      } else o.log.error({ err, queue: w.name }, 'worker error')
+      } else if (!health.report(err)) o.log.error({ err, queue: w.name }, 'worker error')
     })
   }
   const reconcileEvery = o.reconcileIntervalMs ?? 30_000
   let reschedule: NodeJS.Timeout | undefined
   if (reconcileEvery > 0) {
     const schedule = () =>
-      queues
-        .scheduleReconciler(reconcileEvery)
-        .catch((err: unknown) =>
-          o.log.warn(
-            { err: errorSummary(err) },
-            'reconciler schedule not set; it is set again at the next interval',
-          ),
+      queues.scheduleReconciler(reconcileEvery).catch((err: unknown) => {
+        if (health.report(err)) return
+        o.log.warn(
+          { err: errorSummary(err) },
+          'reconciler schedule not set; it is set again at the next interval',
         )
+      })
     void schedule()
     // Setting the schedule again each interval is idempotent, and it restores the scheduler when
     // Redis lost it (a flush, a failover without persistence): the reconciler is what repairs the
@@ -160,6 +174,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   return {
     queues,
     metrics: registry,
+    runsInFlight: () => inflight.size,
     async close() {
       clearInterval(reschedule)
       const listenerClosed = listener?.close()
@@ -170,14 +185,46 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       )
       grace.unref()
       try {
-        await Promise.all(workers.map((w) => w.close()))
+        await closeWorkers(workers, { health, inflight })
       } finally {
         clearTimeout(grace)
       }
       await listenerClosed
       await queues.close()
+      ownHealth?.close()
       o.log.info('worker stopped')
     },
+  }
+}
+
+/**
+ * Closes the BullMQ workers: each waits for its jobs in flight, then says goodbye to Redis. While
+ * Redis is away that goodbye waits for it to return (QUIT sits in ioredis's offline queue), so
+ * once Redis is down and this worker's runs have stopped (nothing is left to hand back), the
+ * connections are ended instead and the close is not awaited: what it still waits for are
+ * commands the ended clients will never send. The jobs they held are retaken as stalled.
+ */
+async function closeWorkers(
+  workers: Worker[],
+  o: { health: DependencyHealth; inflight: Inflight },
+): Promise<void> {
+  const closed = Promise.all(workers.map((w) => w.close()))
+  const redisAway = o.health.whenDown('redis').then(() => o.inflight.drained())
+  const first = await Promise.race([closed.then(() => 'closed'), redisAway.then(() => 'away')])
+  if (first === 'closed') return
+  closed.catch(() => undefined)
+  await Promise.all(workers.map(endConnections))
+}
+
+/**
+ * Ends a worker's Redis clients without waiting for them to say so: BullMQ's `disconnect` waits
+ * for an `end` event that a client between two reconnect attempts never emits. Ending one stops
+ * its reconnect timer, so nothing of it keeps the process alive.
+ */
+async function endConnections(worker: Worker): Promise<void> {
+  const backend = worker.getBackend()
+  for (const client of [backend.client, backend.blockingClient]) {
+    if (client) (await client).disconnect()
   }
 }
 

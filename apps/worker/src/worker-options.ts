@@ -1,4 +1,5 @@
 import type { Database } from '@weave/db'
+import type { DependencyHealth } from '@weave/queue'
 import type { HandlerRegistry, HttpDeps, LlmDeps } from '@weave/spec'
 import type { ConnectionOptions } from 'bullmq'
 import type { Logger } from 'pino'
@@ -53,6 +54,11 @@ export interface WorkerOptions {
    * outside call in flight completes rather than being cut off and sent again.
    */
   shutdownGraceMs?: number
+  /**
+   * Where the worker's connections report outages, shared with the API in one process; without
+   * it the worker watches Postgres and Redis itself over its own pool and queues.
+   */
+  health?: DependencyHealth
   /** How deliveries are attempted (defaults: 8 attempts, 1 s doubling up to 10 min, 10 s timeout). */
   webhooks?: Partial<DeliverySettings>
 }

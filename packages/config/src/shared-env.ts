@@ -34,6 +34,9 @@ export const SharedEnv = {
   // WEAVE_JWT_SECRET when unset, so the API and workers of a development setup agree without it.
   WEAVE_SECRETS_KEY: SecretsKey.optional(),
   LOG_LEVEL: LogLevel.default('info'),
+  // How long a stop may take once signalled (beyond the shutdown grace of steps in flight) before
+  // the process exits anyway, with the status that says it was forced.
+  WEAVE_STOP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   NODE_ENV: z.string().optional(),
 }
 

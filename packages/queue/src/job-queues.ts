@@ -9,12 +9,18 @@ import {
   type QueueName,
 } from '@weave/db'
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq'
+import { isRedisUnavailable } from './outage-errors.js'
 
 /** Where the queues live. */
 export interface JobQueueOptions {
   connection: ConnectionOptions
   /** BullMQ key prefix; tests give each file its own. Default "weave". */
   prefix?: string
+  /**
+   * Receives the queues' connection errors (a reconnect that failed, a command Redis refused).
+   * Without it BullMQ prints each one to stderr.
+   */
+  onError?: (err: Error, queue: QueueName) => void
 }
 
 /**
@@ -48,6 +54,41 @@ const MAINTENANCE_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { count: 100 },
 }
 
+/** How long a queue command may wait for Redis's answer before it fails. */
+export const QUEUE_COMMAND_TIMEOUT_MS = 5_000
+
+/**
+ * A producer's connection options: while Redis is away a command fails at once instead of
+ * waiting in ioredis's offline queue until Redis returns (a request adding a job would hang, and
+ * closing the queue would wait for QUIT to be sent), and a command Redis does not answer fails
+ * after QUEUE_COMMAND_TIMEOUT_MS. Callers already treat a failed add as "the reconciler adds it
+ * later". A connection given as a client instance is the caller's to configure.
+ */
+function failFast(connection: ConnectionOptions): ConnectionOptions {
+  if (typeof (connection as { duplicate?: unknown }).duplicate === 'function') return connection
+  return {
+    ...connection,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: QUEUE_COMMAND_TIMEOUT_MS,
+  }
+}
+
+/**
+ * Closes a queue. While Redis is away its QUIT fails at once (no offline queue) and the
+ * connection would go on reconnecting, so its client is ended instead (BullMQ's own disconnect
+ * waits for an `end` event a reconnecting client never emits): a producer leaves nothing behind.
+ */
+async function closeQueue(queue: Queue): Promise<void> {
+  try {
+    await queue.close()
+  } catch (err) {
+    if (!isRedisUnavailable(err)) throw err
+    const client = await queue.getBackend().client
+    client.disconnect()
+  }
+}
+
 const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'])
 
 /** Weave's queues and the one way to add a job to them. */
@@ -70,10 +111,13 @@ export interface JobQueues extends JobSink {
   close(): Promise<void>
 }
 
-/** Opens Weave's queues; jobs get their ids and payload checks from the catalogue (`JOBS`). */
+/**
+ * Opens Weave's queues; jobs get their ids and payload checks from the catalogue (`JOBS`). Their
+ * connections fail fast while Redis is away (see failFast), so no caller waits for it to return.
+ */
 export function createJobQueues(o: JobQueueOptions): JobQueues {
   const shared = {
-    connection: o.connection,
+    connection: failFast(o.connection),
     prefix: o.prefix ?? 'weave',
     defaultJobOptions: DEFAULT_JOB_OPTIONS,
   }
@@ -85,6 +129,12 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
       ...shared,
       defaultJobOptions: MAINTENANCE_JOB_OPTIONS,
     }),
+  }
+  if (o.onError) {
+    const onError = o.onError
+    for (const [name, queue] of Object.entries(queues) as Array<[QueueName, Queue]>) {
+      queue.on('error', (err) => onError(err, name))
+    }
   }
   const queueOf = (kind: JobKind) => queues[JOBS[kind].queue]
   const reconcileScheduler = 'reconcile'
@@ -132,7 +182,7 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
       await queues.maintenance.removeJobScheduler(reconcileScheduler)
     },
     async close() {
-      await Promise.all(Object.values(queues).map((q) => q.close()))
+      await Promise.all(Object.values(queues).map(closeQueue))
     },
   }
 }

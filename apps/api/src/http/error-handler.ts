@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { DependencyHealth } from '@weave/queue'
 import {
   problemBody,
   renderProblem,
@@ -10,15 +11,24 @@ import {
   type RenderedProblem,
   type RenderOptions,
 } from './render-problem.js'
+import { problemTypeUri } from './problems.js'
 
 /** The media type of every error response. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+const NOT_READY = problemTypeUri('not-ready')
+
+/** Options of {@link errorHandlerPlugin}. */
+export interface ErrorHandlerOptions extends RenderOptions {
+  /** Where a request failed by an outage reports it, so the outage is logged once, not per request. */
+  health?: DependencyHealth | undefined
+}
 
 /**
  * Renders every error and every unmatched route as RFC 9457 problem details: the one place error
  * bodies are built. Server errors are logged once, with the error; client errors at debug.
  */
-export const errorHandlerPlugin = fp<RenderOptions>(
+export const errorHandlerPlugin = fp<ErrorHandlerOptions>(
   async (app, options) => {
     app.setErrorHandler((error, request, reply) => {
       sendError(error, request, reply, options)
@@ -80,7 +90,7 @@ function sendError(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: RenderOptions,
+  options: ErrorHandlerOptions,
 ): void {
   let problem: RenderedProblem
   try {
@@ -94,9 +104,14 @@ function sendError(
     }
   }
   if (problem.body.status === 503) {
-    // A dependency is away (a Postgres restart answers every request so): one line each, without
-    // the stack, which says nothing a restart's error code does not.
-    request.log.warn({ problem: problem.body.type, cause: causeSummary(error) }, 'request refused')
+    // A dependency is away (a Postgres restart answers every request so): the outage is told once
+    // by `health`, so each request only at debug; without it, one line each, without the stack,
+    // which says nothing a restart's error code does not.
+    // A not-ready answer is what a probe asks for; its failed check has reported itself.
+    const fields = { problem: problem.body.type, cause: causeSummary(error) }
+    const isTold = problem.body.type === NOT_READY || options.health?.report(error) === true
+    if (isTold) request.log.debug(fields, 'request refused')
+    else request.log.warn(fields, 'request refused')
   } else if (problem.isServerError) {
     request.log.error({ err: error }, 'request failed')
   } else {

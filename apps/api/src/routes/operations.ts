@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import type { Dependency, DependencyHealth } from '@weave/queue'
 import type { Registry } from 'prom-client'
 import { z } from 'zod'
 import { createCachedReadiness, type ReadinessChecks } from '../dependency-checks.js'
@@ -12,6 +13,8 @@ import { Problem } from '../schemas/problem.js'
 /** Options of {@link operationsRoutes}. */
 export interface OperationsRoutesOptions {
   checks: ReadinessChecks
+  /** Where a failed check reports its dependency, which logs the outage once; absent: a line each. */
+  health?: DependencyHealth | undefined
   /** The registry `/metrics` reads; no `/metrics` route when absent (off, or on its own port). */
   registry?: Registry | undefined
   /** When set, `/metrics` needs `Authorization: Bearer <metricsToken>`. */
@@ -53,11 +56,20 @@ const UNGUARDED = { logLevel: 'warn', config: { rateLimit: false } } as const
  */
 export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = async (
   app,
-  { checks, registry, metricsToken, isDocsServed = true, checkTimeoutMs = 2_000, ...options },
+  {
+    checks,
+    health,
+    registry,
+    metricsToken,
+    isDocsServed = true,
+    checkTimeoutMs = 2_000,
+    ...options
+  },
 ) => {
+  const readinessCacheMs = options.readinessCacheMs ?? 2_000
   const readiness = createCachedReadiness(checks, {
     timeoutMs: checkTimeoutMs,
-    cacheMs: options.readinessCacheMs ?? 2_000,
+    cacheMs: readinessCacheMs,
     ...(options.now ? { now: options.now } : {}),
   })
 
@@ -104,7 +116,8 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
       // Once per check run, not once per cached answer.
       if (answer.isFresh) {
         for (const [name, err] of failed) {
-          request.log.warn({ check: name, err }, 'dependency check failed')
+          if (health && isDependency(name)) health.suspect(name, err)
+          else request.log.warn({ check: name, err }, 'dependency check failed')
         }
       }
       const statuses = Object.fromEntries(
@@ -114,6 +127,8 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
         const names = failed.map(([name]) => name).join(', ')
         throw new ServiceUnavailableError(`Not reachable: ${names}.`, {
           problem: 'not-ready',
+          // No sooner than the checks run again.
+          retryAfterSeconds: readinessCacheMs / 1000,
           extensions: { checks: statuses },
         })
       }
@@ -163,6 +178,10 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
     },
     async () => sortOpenApiDocument(app.swagger()),
   )
+}
+
+function isDependency(name: string): name is Dependency {
+  return name === 'postgres' || name === 'redis'
 }
 
 function requireMetricsToken(token: string) {

@@ -4,7 +4,9 @@ import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
 import { requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
+import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { stopWithin } from '../stop-deadline.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const API_USAGE = `Usage: weave api
@@ -33,13 +35,20 @@ export const apiCommand: Command = async (args, io) => {
     isProduction: config.isProduction,
     log,
   })
-  const api = composeApi(config, log)
+  const watch = watchDependencies(config, log)
+  const api = composeApi(config, log, watch)
+  const close = async () => {
+    await api.close()
+    await watch.close()
+  }
   try {
     await api.app.listen({ port: config.port, host: config.host })
-    const signal = await waitForShutdownSignal()
-    log.info({ signal }, 'shutting down')
-  } finally {
-    await api.close()
+  } catch (err) {
+    await close()
+    throw err
   }
+  const signal = await waitForShutdownSignal()
+  log.info({ signal }, 'shutting down')
+  await stopWithin({ timeoutMs: config.stopTimeoutMs, log, stop: close })
   return EXIT.ok
 }

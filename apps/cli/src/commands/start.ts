@@ -1,12 +1,14 @@
 import { createLogger, createMetricsRegistry, loadConfig } from '@weave/api'
 import { migrateDatabase } from '@weave/db'
-import { loadWorkerConfig, runWorker } from '@weave/worker'
+import { loadWorkerConfig, runWorker, stopTimeoutOf } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
 import { asPostgresUnavailable, requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
+import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { stopWithin } from '../stop-deadline.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const START_USAGE = `Usage: weave start
@@ -57,17 +59,28 @@ export const startCommand: Command = async (args, io) => {
     log,
   })
 
-  // One registry: the API's /metrics shows the worker's metrics too.
+  // One registry: the API's /metrics shows the worker's metrics too. One watch: an outage is
+  // told once, not once by the API and once by the worker.
   const metrics = createMetricsRegistry()
-  const worker = await runWorker(workerConfig, log.child({ component: 'worker' }), { metrics })
-  const api = composeApi(config, log, { metrics })
-  try {
-    await api.app.listen({ port: config.port, host: config.host })
-    const signal = await waitForShutdownSignal()
-    log.info({ signal }, 'shutting down')
-  } finally {
+  const watch = watchDependencies(config, log)
+  const worker = await runWorker(workerConfig, log.child({ component: 'worker' }), {
+    metrics,
+    health: watch.health,
+  })
+  const api = composeApi(config, log, watch, { metrics })
+  const close = async () => {
     await api.close()
     await worker.close()
+    await watch.close()
   }
+  try {
+    await api.app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await close()
+    throw err
+  }
+  const signal = await waitForShutdownSignal()
+  log.info({ signal }, 'shutting down')
+  await stopWithin({ timeoutMs: stopTimeoutOf(workerConfig, worker), log, stop: close })
   return EXIT.ok
 }

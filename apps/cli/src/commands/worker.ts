@@ -1,10 +1,12 @@
 import { createLogger } from '@weave/api'
-import { loadWorkerConfig, runWorker } from '@weave/worker'
+import { loadWorkerConfig, runWorker, stopTimeoutOf } from '@weave/worker'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { requireDependencies } from '../dependency-check.js'
 import { withDevSecret } from '../dev-secret.js'
+import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
+import { stopWithin } from '../stop-deadline.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const WORKER_USAGE = `Usage: weave worker
@@ -32,9 +34,22 @@ export const workerCommand: Command = async (args, io) => {
     isProduction: config.isProduction,
     log,
   })
-  const worker = await runWorker(config, log.child({ component: 'worker' }))
+  const watch = watchDependencies(config, log)
+  const worker = await runWorker(config, log.child({ component: 'worker' }), {
+    health: watch.health,
+  }).catch(async (err: unknown) => {
+    await watch.close()
+    throw err
+  })
   const signal = await waitForShutdownSignal()
   log.info({ signal }, 'shutting down')
-  await worker.close()
+  await stopWithin({
+    timeoutMs: stopTimeoutOf(config, worker),
+    log,
+    stop: async () => {
+      await worker.close()
+      await watch.close()
+    },
+  })
   return EXIT.ok
 }

@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable } from '@weave/db'
+import type { DependencyHealth } from '@weave/queue'
 import { DelayedError, type Job, type Processor } from 'bullmq'
 import type { Logger } from 'pino'
 import {
@@ -21,7 +22,7 @@ const INTERRUPTED_RETRY_MS = 250
  * as delayed: no attempt of the job is spent, so a run's job never gives up while the run lives.
  */
 export function runsProcessor(
-  deps: ExecuteDeps & { log: Logger; metrics?: WorkerMetrics },
+  deps: ExecuteDeps & { log: Logger; metrics?: WorkerMetrics; health?: DependencyHealth },
 ): Processor {
   const execute = async (execution: Execution, job: Job, token: string | undefined) => {
     const log = deps.log.child({ jobId: job.id, runId: execution.runId, tenant: execution.tenant })
@@ -36,7 +37,10 @@ export function runsProcessor(
     if (result.outcome === 'interrupted' || result.outcome === 'unavailable') {
       const delayMs = result.outcome === 'interrupted' ? INTERRUPTED_RETRY_MS : UNAVAILABLE_RETRY_MS
       if (result.outcome === 'unavailable') {
-        log.warn({ err: result.error }, 'Postgres unavailable; the run is tried again shortly')
+        // The outage itself is told once, by the process's dependency health.
+        if (deps.health) deps.health.suspect('postgres', result.error)
+        const level = deps.health ? 'debug' : 'warn'
+        log[level]({ err: result.error }, 'Postgres unavailable; the run is tried again shortly')
       } else log.info('run interrupted by shutdown; handing it back to the queue')
       await job.moveToDelayed(Date.now() + delayMs, token)
       throw new DelayedError()
