@@ -1,6 +1,7 @@
 export * from './approvals.js'
 export * from './approval-tokens.js'
 export * from './audit.js'
+export * from './audit-anchors.js'
 export * from './graphs.js'
 export * from './roles.js'
 export * from './run-events.js'
