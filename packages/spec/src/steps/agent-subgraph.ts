@@ -1,7 +1,6 @@
-import { subgraph, type Graph, type State } from '@weave/kernel'
+import { subgraph, type Graph, type State, type StepContext } from '@weave/kernel'
 import { SpecCompileError, SubgraphToolWaitError } from '../errors.js'
 import { withoutProtocolKeys } from '../json-value.js'
-import type { ToolRunner } from './agent-tools.js'
 import type { StepCompileContext } from './step-compiler.js'
 
 /** A tool that runs a registered graph. */
@@ -25,7 +24,7 @@ export function subgraphRunner(
   call: SubgraphToolCall,
   cx: StepCompileContext,
   path: string,
-): ToolRunner {
+): (invocation: { callId: string; args: State }, ctx: StepContext) => Promise<string> {
   const loadSubgraph = cx.deps.loadSubgraph
   if (!loadSubgraph) {
     throw new SpecCompileError([{ path, message: 'subgraph tools need deps.loadSubgraph' }])
