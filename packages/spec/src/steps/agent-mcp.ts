@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { Json, State, StepContext } from '@weave/kernel'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { canonicalJson } from '../canonical-json.js'
+import { canonicalDigest } from '../canonical-json.js'
 import { McpToolChangedError, McpToolError, SpecError } from '../errors.js'
 import type { EgressDecision, EgressPolicy } from '../http/egress.js'
 import { allowedTarget } from './http-target.js'
@@ -38,7 +37,7 @@ export interface PinnedMcpCall {
  */
 export function mcpToolDigest(tool: McpToolListing): string {
   const pinned = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
-  return createHash('sha256').update(canonicalJson(pinned), 'utf8').digest('hex')
+  return canonicalDigest(pinned)
 }
 
 const DRAFT_07 = new Set([
