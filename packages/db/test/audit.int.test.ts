@@ -92,7 +92,7 @@ describe('appendAudit', () => {
       [tenant],
     )
     expect(seqs.rows.map((r) => Number(r.seq))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
-    expect(await verify(tenant)).toEqual({ ok: true, checked: 20 })
+    expect(await verify(tenant)).toEqual({ ok: true, checked: 20, anchor: null })
   })
 
   it('keeps one chain per tenant', async () => {
@@ -114,7 +114,7 @@ describe('appendAudit', () => {
     ).rejects.toThrow('change failed')
     const [next] = await append(tenant, 1)
     expect(next?.seq).toBe(2)
-    expect(await verify(tenant)).toEqual({ ok: true, checked: 2 })
+    expect(await verify(tenant)).toEqual({ ok: true, checked: 2, anchor: null })
   })
 })
 
@@ -146,34 +146,55 @@ describe('the audit table', () => {
       const error = await pgErrorOf(t.owner.query(statement))
       expect(error.message, statement).toMatch(/append-only/)
     }
-    expect(await verify(tenant)).toEqual({ ok: true, checked: 1 })
+    expect(await verify(tenant)).toEqual({ ok: true, checked: 1, anchor: null })
   })
 })
 
 describe('verifyAudit', () => {
   it('accepts an empty chain', async () => {
-    expect(await verify(randomTenant())).toEqual({ ok: true, checked: 0 })
+    expect(await verify(randomTenant())).toEqual({ ok: true, checked: 0, anchor: null })
   })
 
   it('names the first edited event', async () => {
     const tenant = randomTenant()
     const events = await append(tenant, 5)
     await tamper('update audit_events set details = $1 where id = $2', [{ i: 99 }, events[2]?.id])
-    expect(await verify(tenant)).toEqual({ ok: false, checked: 3, firstBadId: events[2]?.id })
+    expect(await verify(tenant)).toEqual({
+      ok: false,
+      checked: 3,
+      anchor: null,
+      problem: 'edited',
+      firstBadSeq: 3,
+      firstBadId: events[2]?.id,
+    })
   })
 
-  it('names the event after a deleted one', async () => {
+  it('names the seq of a deleted event, and the event read in its place', async () => {
     const tenant = randomTenant()
     const events = await append(tenant, 5)
     await tamper('delete from audit_events where id = $1', [events[1]?.id])
-    expect(await verify(tenant)).toEqual({ ok: false, checked: 2, firstBadId: events[2]?.id })
+    expect(await verify(tenant)).toEqual({
+      ok: false,
+      checked: 2,
+      anchor: null,
+      problem: 'gap',
+      firstBadSeq: 2,
+      firstBadId: events[2]?.id,
+    })
   })
 
   it('names the first event when the first one was deleted', async () => {
     const tenant = randomTenant()
     const events = await append(tenant, 3)
     await tamper('delete from audit_events where id = $1', [events[0]?.id])
-    expect(await verify(tenant)).toEqual({ ok: false, checked: 1, firstBadId: events[1]?.id })
+    expect(await verify(tenant)).toEqual({
+      ok: false,
+      checked: 1,
+      anchor: null,
+      problem: 'gap',
+      firstBadSeq: 1,
+      firstBadId: events[1]?.id,
+    })
   })
 
   it('detects two swapped events', async () => {
@@ -188,10 +209,17 @@ describe('verifyAudit', () => {
       ],
       [tenant],
     )
-    expect(await verify(tenant)).toEqual({ ok: false, checked: 2, firstBadId: events[2]?.id })
+    expect(await verify(tenant)).toEqual({
+      ok: false,
+      checked: 2,
+      anchor: null,
+      problem: 'reordered',
+      firstBadSeq: 2,
+      firstBadId: events[2]?.id,
+    })
   })
 
-  it('detects a re-hashed edit, since the next event still names the old hash', async () => {
+  it('names a re-hashed edit, since the next event still names the old hash', async () => {
     const tenant = randomTenant()
     const events = await append(tenant, 3)
     const edited = { ...(events[1] as AuditEvent), actor: 'mallory' }
@@ -201,7 +229,14 @@ describe('verifyAudit', () => {
       auditHash(unhashed),
       edited.id,
     ])
-    expect(await verify(tenant)).toEqual({ ok: false, checked: 3, firstBadId: events[2]?.id })
+    expect(await verify(tenant)).toEqual({
+      ok: false,
+      checked: 3,
+      anchor: null,
+      problem: 'edited',
+      firstBadSeq: 2,
+      firstBadId: edited.id,
+    })
   })
 })
 

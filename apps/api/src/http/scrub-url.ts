@@ -1,5 +1,9 @@
-// The segment after these is a bearer credential: an approval link's single-use token.
-const SECRET_PATH_PREFIXES = [['v1', 'approval-hooks']]
+// The segment after these is a bearer credential: an approval link's single-use token, posted
+// to the API or opened as the inbox's approval page.
+const SECRET_PATH_PREFIXES = [
+  ['v1', 'approval-hooks'],
+  ['inbox', 'a'],
+]
 
 // Query parameter names that carry credentials, matched loosely: redacting a harmless value in a
 // log line costs nothing, logging a token hands it to whoever reads the logs.
@@ -10,7 +14,8 @@ const JWT_LIKE = /^[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_.-]*$/
 const REDACTED = '[redacted]'
 
 /**
- * A URL safe to log: the token segment of `/v1/approval-hooks/{token}` and the values of query
+ * A URL safe to log: the token segment of `/v1/approval-hooks/{token}` and `/inbox/a/{token}`,
+ * and the values of query
  * parameters that look like credentials (by name, or by looking like a JWT) are replaced.
  * Segments and names are compared percent-decoded and case-insensitively, so an encoded variant
  * that still reaches a route does not slip past.

@@ -1,4 +1,5 @@
 import type { RoutePlugin } from '../app.js'
+import { inboxRoutes } from '../inbox/inbox-routes.js'
 import type { ApiServices } from '../services/api-services.js'
 import { approvalHookRoutes } from './approval-hooks.js'
 import { approvalRoutes } from './approvals.js'
@@ -22,4 +23,5 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   approvalHookRoutes,
   auditRoutes,
   webhookRoutes,
+  inboxRoutes,
 ]

@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import { createApprovalHookService, type ApprovalHookService } from './approval-hook-service.js'
 import { createApprovalService, type ApprovalService } from './approval-service.js'
 import { createAuditService, type AuditService } from './audit-service.js'
+import { createInboxService, type InboxService } from '../inbox/inbox-service.js'
 import { createGraphService, type GraphService } from './graph-service.js'
 import {
   createRunEventStreams,
@@ -22,6 +23,8 @@ export interface ApiServices {
   approvalHooks: ApprovalHookService
   audit: AuditService
   webhooks: WebhookService
+  /** The approval inbox's reads (pending approvals with their runs, one approval's page). */
+  inbox: InboxService
 }
 
 /** What {@link createApiServices} builds the services over. */
@@ -61,6 +64,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     approvals: createApprovalLifecycle({ database: deps.database, jobs: deps.jobs, ...log }),
     ...log,
   }
+  const runs = createRunService(serviceDeps)
   return {
     graphs: createGraphService(serviceDeps, {
       mcp: { egress },
@@ -68,7 +72,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         ? {}
         : { specBodyLimitBytes: deps.specBodyLimitBytes }),
     }),
-    runs: createRunService(serviceDeps),
+    runs,
     runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
     approvals: createApprovalService(serviceDeps, {
       publicUrl: deps.publicUrl ?? 'http://127.0.0.1:3000',
@@ -80,5 +84,6 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       secretsKey: deps.secretsKey,
       egress,
     }),
+    inbox: createInboxService(serviceDeps, runs),
   }
 }
