@@ -1,9 +1,10 @@
 import { mdTable } from '../kernel/report.js'
 import { pollRun, runEvents, type ApprovalView, type RunView } from './api-client.js'
 import type { BenchContext } from './context.js'
-import { isoDiffMs, medianP99 } from './latency.js'
+import { isoDiffMs, medianP99, quantile } from './latency.js'
 import { mapBounded } from './pool.js'
-import { startWaitSampler, waitTable } from './wait-sampler.js'
+import type { Settings } from './settings.js'
+import { startWaitSampler, waitTable, type WaitSample } from './wait-sampler.js'
 import {
   APPROVAL_FIELDS,
   APPROVAL_GRAPH,
@@ -49,13 +50,26 @@ async function splitTimes(ctx: BenchContext, runId: string): Promise<Split> {
   }
 }
 
+/** What scenario 2 measured of one target. */
+export interface ApprovalResult {
+  serial: Decided[]
+  concurrent: Decided[]
+  /** The runs' event splits, for a target that keeps run events. */
+  serialSplit?: Split[]
+  concurrentSplit?: Split[]
+  waits: WaitSample
+}
+
 /**
  * Scenario 2: how long after an approval is decided its run completes. Runs of
  * `set → approval → set → set` are started until each waits on its approval; then another
  * subject decides them, first one at a time, then `approvalConcurrency` at once.
  * @throws Error when a run does not wait, does not complete, or lacks a field
  */
-export async function scenarioApproval(ctx: BenchContext): Promise<string> {
+export async function scenarioApproval(
+  ctx: BenchContext,
+  hasEvents: boolean,
+): Promise<ApprovalResult> {
   const { starter, approver, settings, log } = ctx
   const poll = { pollMs: settings.pollMs, assertRunning: ctx.assertRunning }
   await starter.call('POST', '/v1/graphs', 201, { name: APPROVAL_GRAPH, spec: approvalSpec() })
@@ -110,24 +124,54 @@ export async function scenarioApproval(ctx: BenchContext): Promise<string> {
   const sampler = await startWaitSampler(ctx.cpu.databaseUrl)
   const concurrent = await mapBounded(concurrentRuns, settings.approvalConcurrency, decide)
   const waits = await sampler.stop()
+  if (!hasEvents) return { serial, concurrent, waits }
   // Read after every decision, so these requests do not load Weave while runs are measured.
   const serialSplit = await mapBounded(serial, 4, (d) => splitTimes(ctx, d.runId))
   const concurrentSplit = await mapBounded(concurrent, 4, (d) => splitTimes(ctx, d.runId))
+  return { serial, concurrent, serialSplit, concurrentSplit, waits }
+}
 
-  const row = (label: string, d: readonly Decided[], split: readonly Split[]): string[] => [
+/** The decided → completed p99 (ms) of one result, one at a time and at once. */
+export function approvalP99s(r: ApprovalResult): { serial: number; concurrent: number } {
+  return {
+    serial: quantile(
+      r.serial.map((d) => d.serverMs),
+      0.99,
+    ),
+    concurrent: quantile(
+      r.concurrent.map((d) => d.serverMs),
+      0.99,
+    ),
+  }
+}
+
+/** Scenario 2's section of the report, a row per target and pace. */
+export function approvalSection(
+  results: readonly { label: string; result: ApprovalResult }[],
+  settings: Settings,
+): string {
+  const row = (
+    label: string,
+    pace: string,
+    d: readonly Decided[],
+    split: readonly Split[] | undefined,
+  ): string[] => [
     label,
+    pace,
     String(d.length),
     `**${medianP99(d.map((x) => x.serverMs))}**`,
     medianP99(d.map((x) => x.clientMs)),
     medianP99(d.map((x) => x.decideMs)),
-    medianP99(split.map((x) => x.resumeWaitMs)),
-    medianP99(split.map((x) => x.resumedToDoneMs)),
+    split ? medianP99(split.map((x) => x.resumeWaitMs)) : 'n/a',
+    split ? medianP99(split.map((x) => x.resumedToDoneMs)) : 'n/a',
   ]
+  const withEvents = results.find((r) => r.result.serialSplit !== undefined)
   return [
     `### Scenario 2: approval decision → run completed (\`set → ${APPROVAL_STEP} → set → set\`)`,
     '',
     mdTable(
       [
+        'system',
         'decisions',
         'runs',
         'decided → completed, server clock, ms (median / p99)',
@@ -137,13 +181,21 @@ export async function scenarioApproval(ctx: BenchContext): Promise<string> {
         'resumed → completed (events), ms',
       ],
       [
-        row('one at a time', serial, serialSplit),
-        row(`${settings.approvalConcurrency} at once`, concurrent, concurrentSplit),
+        ...results.map(({ label, result: r }) =>
+          row(label, 'one at a time', r.serial, r.serialSplit),
+        ),
+        ...results.map(({ label, result: r }) =>
+          row(label, `${settings.approvalConcurrency} at once`, r.concurrent, r.concurrentSplit),
+        ),
       ],
     ),
-    '',
-    `What Postgres's backends in a statement or a transaction were doing while decisions were ${settings.approvalConcurrency} at once (\`pg_stat_activity\` every 100 ms, ${waits.samples} samples):`,
-    '',
-    waitTable(waits),
+    ...(withEvents
+      ? [
+          '',
+          `${withEvents.label}: what Postgres's backends in a statement or a transaction were doing while decisions were ${settings.approvalConcurrency} at once (\`pg_stat_activity\` every 100 ms, ${withEvents.result.waits.samples} samples):`,
+          '',
+          waitTable(withEvents.result.waits),
+        ]
+      : []),
   ].join('\n')
 }

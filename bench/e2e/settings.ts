@@ -20,11 +20,15 @@ export interface Settings {
   approvalConcurrency: number
   /** Pause between two GETs of one run while waiting for its status, in milliseconds. */
   pollMs: number
+  /** Rounds of the throughput phases; each round runs every target's phases, interleaved. */
+  rounds: number
+  /** When set, Weave's and the floor's processes write V8 CPU profiles into this directory. */
+  cpuProfileDir?: string
   quick: boolean
 }
 
 const USAGE =
-  'usage: e2e/run.ts [--quick] [--workers N] [--worker-concurrency N] [--clients N] [--seconds S]'
+  'usage: e2e/run.ts [--quick] [--workers N] [--worker-concurrency N] [--clients N] [--seconds S] [--rounds N] [--cpu-prof DIR]'
 
 function positiveInteger(flag: string, value: string | undefined): number {
   const n = Number(value)
@@ -50,6 +54,7 @@ export function parseArgs(argv: readonly string[]): Settings {
         approvalSerialRuns: 8,
         approvalConcurrency: 16,
         pollMs: 10,
+        rounds: 1,
         quick,
       }
     : {
@@ -57,12 +62,13 @@ export function parseArgs(argv: readonly string[]): Settings {
         workerConcurrency: 16,
         clients: 16,
         warmupMs: 5000,
-        throughputMs: 20_000,
-        singleMs: 10_000,
+        throughputMs: 15_000,
+        singleMs: 8_000,
         approvalRuns: 200,
         approvalSerialRuns: 50,
         approvalConcurrency: 16,
         pollMs: 10,
+        rounds: 2,
         quick,
       }
   for (let i = 0; i < argv.length; i++) {
@@ -72,7 +78,12 @@ export function parseArgs(argv: readonly string[]): Settings {
     else if (arg === '--worker-concurrency') s.workerConcurrency = positiveInteger(arg, argv[++i])
     else if (arg === '--clients') s.clients = positiveInteger(arg, argv[++i])
     else if (arg === '--seconds') s.throughputMs = positiveInteger(arg, argv[++i]) * 1000
-    else throw new Error(`unknown argument ${arg}\n${USAGE}`)
+    else if (arg === '--rounds') s.rounds = positiveInteger(arg, argv[++i])
+    else if (arg === '--cpu-prof') {
+      const dir = argv[++i]
+      if (dir === undefined) throw new Error(`--cpu-prof takes a directory\n${USAGE}`)
+      s.cpuProfileDir = dir
+    } else throw new Error(`unknown argument ${arg}\n${USAGE}`)
   }
   return s
 }

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import type { CpuSources } from './cpu.js'
+import { freePort } from './ports.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -43,6 +43,8 @@ export interface StartOptions {
   redisUrl: string
   workers: number
   workerConcurrency: number
+  /** When set, the API and workers write V8 CPU profiles (`--cpu-prof`) there when they stop. */
+  cpuProfileDir?: string
   log: (line: string) => void
 }
 
@@ -79,11 +81,19 @@ export async function startWeave(o: StartOptions): Promise<BenchWeave> {
   let isStopping = false
   const spawnCli = (command: string, isService = true): ChildProcess => {
     // Pino writes to stdout; the report owns stdout, so the processes' output goes to stderr.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', command], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 2, 2],
-    })
+    const profile =
+      o.cpuProfileDir !== undefined && isService
+        ? ['--cpu-prof', '--cpu-prof-dir', `${o.cpuProfileDir}/${command}`]
+        : []
+    const child = spawn(
+      process.execPath,
+      [...profile, '--import', 'tsx', 'apps/cli/src/main.ts', command],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ['ignore', 2, 2],
+      },
+    )
     children.push(child)
     child.on('exit', (code, signal) => {
       if (isService && !isStopping) exited.push(`weave ${command} (${code ?? signal})`)
@@ -134,7 +144,7 @@ export async function startWeave(o: StartOptions): Promise<BenchWeave> {
   }
 }
 
-async function terminate(child: ChildProcess): Promise<void> {
+export async function terminate(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = once(child, 'exit')
   child.kill('SIGTERM')
@@ -143,7 +153,7 @@ async function terminate(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
-function withDatabase(url: string, name: string): string {
+export function withDatabase(url: string, name: string): string {
   const u = new URL(url)
   u.pathname = `/${name}`
   return u.toString()
@@ -160,7 +170,7 @@ async function serverVersion(databaseUrl: string): Promise<string> {
   }
 }
 
-async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') })
   await admin.connect()
   try {
@@ -170,7 +180,7 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   }
 }
 
-async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
+export async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl)
   try {
     let cursor = '0'
@@ -182,14 +192,4 @@ async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<void> 
   } finally {
     redis.disconnect()
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  if (address === null || typeof address === 'string') throw new Error('no free port')
-  return address.port
 }
