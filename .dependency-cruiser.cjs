@@ -18,6 +18,19 @@ module.exports = {
       to: { pathNot: '^packages/kernel/src' },
     },
     {
+      name: 'client-imports-only-its-dependencies',
+      comment:
+        'The client runs on Node, Deno and browsers: fetch only, no node: imports, no other package.',
+      severity: 'error',
+      from: { path: '^packages/client/src' },
+      to: {
+        pathNot: [
+          '^packages/client/src',
+          '^node_modules/(openapi-fetch|openapi-typescript-helpers|standardwebhooks|@stablelib/base64|fast-sha256)/',
+        ],
+      },
+    },
+    {
       name: 'pgstore-imports-only-kernel',
       severity: 'error',
       from: { path: '^packages/pgstore/src' },
