@@ -8,7 +8,13 @@ export interface PrivateRedis {
   url: string
   /** A client of this server (for FLUSHALL and inspection). */
   client: Redis
+  /** Stops the server; until `start`, connecting is refused. */
   stop(): Promise<void>
+  /**
+   * Starts the server again on the same port, empty (nothing is persisted), and waits until it
+   * answers PING; a no-op while it runs.
+   */
+  start(): Promise<void>
 }
 
 /** A port nothing listens on right now. */
@@ -28,33 +34,44 @@ export async function freePort(): Promise<number> {
  */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort()
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  )
   const url = `redis://127.0.0.1:${port}`
   const client = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 })
   client.on('error', () => undefined)
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`)
-    if ((await client.ping().catch(() => undefined)) === 'PONG') break
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error('redis-server did not answer within 10 s')
-    }
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  let child = await spawnServer(port, client)
+  const isRunning = () => child.exitCode === null && child.signalCode === null
   return {
     url,
     client,
     async stop() {
       client.disconnect()
-      if (child.exitCode !== null || child.signalCode !== null) return
+      if (!isRunning()) return
       const exited = once(child, 'exit')
       child.kill('SIGTERM')
       await exited
     },
+    async start() {
+      if (isRunning()) return
+      child = await spawnServer(port, client)
+    },
+  }
+}
+
+async function spawnServer(port: number, client: Redis): Promise<ChildProcess> {
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
+  // A client that `stop` disconnected connects again.
+  if (client.status === 'end') client.connect().catch(() => undefined)
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`)
+    if ((await client.ping().catch(() => undefined)) === 'PONG') return child
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error('redis-server did not answer within 10 s')
+    }
+    await new Promise((r) => setTimeout(r, 50))
   }
 }

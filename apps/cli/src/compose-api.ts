@@ -53,7 +53,7 @@ export function composeApi(
       if (!health.report(err)) log.error({ err, queue }, 'queue error')
     },
   })
-  const wakeups = createRunEventWakeups({ connectionString: config.databaseUrl, log })
+  const wakeups = createRunEventWakeups({ connectionString: config.databaseUrl, log, health })
   const services = createApiServices({
     database,
     jobs: queues,

@@ -7,7 +7,7 @@ import { createCachedReadiness, type ReadinessChecks } from '../dependency-check
 import { ServiceUnavailableError } from '../http/app-errors.js'
 import { hasMetricsToken, metricsUnauthorized } from '../http/metrics-access.js'
 import { sortOpenApiDocument } from '../http/openapi.js'
-import { problemResponses } from '../http/problem-responses.js'
+import { problemExampleBody, problemResponses } from '../http/problem-responses.js'
 import { Problem } from '../schemas/problem.js'
 
 /** Options of {@link operationsRoutes}. */
@@ -80,6 +80,9 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
       schema: {
         operationId: 'getHealth',
         summary: 'Liveness: the process is up',
+        description:
+          'Answers 200 while the process serves requests, whatever the state of Postgres and ' +
+          'Redis (that is `/readyz`): a liveness probe restarts only a process that is stuck.',
         tags: ['operations'],
         security: [],
         response: { 200: Health, ...problemResponses(500) },
@@ -97,14 +100,41 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
       schema: {
         operationId: 'getReadiness',
         summary: 'Readiness: Postgres and Redis are reachable',
+        description:
+          'Checks Postgres and Redis (answers are reused for a short while, so probes cannot ' +
+          'load them) and names each one that is down: a load balancer sends no traffic to an ' +
+          'instance that answers 503.',
         tags: ['operations'],
         security: [],
         response: {
           200: Readiness,
           ...problemResponses(429),
           503: {
-            description: 'A dependency is unreachable',
-            content: { 'application/problem+json': { schema: NotReady } },
+            description: 'A dependency is unreachable; `checks` says which',
+            headers: {
+              'Retry-After': {
+                description: 'Seconds until the checks run again',
+                type: 'integer',
+                examples: [2],
+              },
+            },
+            content: {
+              'application/problem+json': {
+                schema: NotReady,
+                examples: {
+                  'not-ready': {
+                    summary: 'Postgres is unreachable',
+                    value: {
+                      checks: { postgres: 'failed', redis: 'ok' },
+                      ...problemExampleBody({
+                        problem: 'not-ready',
+                        detail: 'Not reachable: postgres.',
+                      }),
+                    },
+                  },
+                },
+              },
+            },
           },
         },
       },
@@ -120,11 +150,16 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
           else request.log.warn({ check: name, err }, 'dependency check failed')
         }
       }
+      // An outage the process's connections already confirmed shows at once, not only when the
+      // cached answer expires.
+      const isFailed = (name: string) =>
+        results[name] !== undefined || (isDependency(name) && health?.isDown(name) === true)
       const statuses = Object.fromEntries(
-        Object.entries(results).map(([name, result]) => [name, result ? 'failed' : 'ok'] as const),
+        Object.keys(results).map((name) => [name, isFailed(name) ? 'failed' : 'ok'] as const),
       )
-      if (failed.length > 0) {
-        const names = failed.map(([name]) => name).join(', ')
+      const failedNames = Object.keys(results).filter(isFailed)
+      if (failedNames.length > 0) {
+        const names = failedNames.join(', ')
         throw new ServiceUnavailableError(`Not reachable: ${names}.`, {
           problem: 'not-ready',
           // No sooner than the checks run again.
@@ -171,6 +206,10 @@ export const operationsRoutes: FastifyPluginAsyncZod<OperationsRoutesOptions> = 
       schema: {
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI 3.1 document',
+        description:
+          'The description of every operation, webhook and schema of this server, as committed ' +
+          'at openapi/openapi.json. The graph spec schema is also served on its own at ' +
+          '`/schemas/graph-spec.json`.',
         tags: ['operations'],
         security: [],
         response: { 200: z.record(z.string(), z.unknown()), ...problemResponses(429) },

@@ -1,4 +1,5 @@
 import { listenForRunEvents } from '@weave/db'
+import type { DependencyHealth } from '@weave/queue'
 import type { Logger } from 'pino'
 
 /** Wakes the event streams of a run when a transaction appending to it commits. */
@@ -18,6 +19,8 @@ export interface RunEventWakeups {
 export function createRunEventWakeups(options: {
   connectionString: string
   log: Pick<Logger, 'warn' | 'info'>
+  /** Where a failure that means Postgres is away is reported (logged once there); else a line each. */
+  health?: Pick<DependencyHealth, 'report'>
 }): RunEventWakeups {
   const subscribers = new Map<string, Set<() => void>>()
   let hasListened = false
@@ -31,7 +34,10 @@ export function createRunEventWakeups(options: {
       hasListened = true
       for (const wakes of subscribers.values()) for (const wake of wakes) wake()
     },
-    onError: (err) => options.log.warn({ err }, 'run event listener failed; reconnecting'),
+    onError: (err) => {
+      if (options.health?.report(err)) return
+      options.log.warn({ err }, 'run event listener failed; reconnecting')
+    },
   })
   return {
     listening: listener.listening,

@@ -1,5 +1,5 @@
 import { WEBHOOK_DELIVERY_CHANNEL, listenOnChannel, type Database } from '@weave/db'
-import type { JobQueues } from '@weave/queue'
+import type { DependencyHealth, JobQueues } from '@weave/queue'
 import type { Logger } from 'pino'
 import { sweepDeliveries } from './delivery-sweep.js'
 
@@ -8,6 +8,8 @@ export interface DeliveryListenerDeps {
   database: Database
   queues: Pick<JobQueues, 'enqueue' | 'hasLiveJob' | 'webhooks'>
   log: Logger
+  /** Where a failure that means Postgres or Redis is away is reported (logged once there). */
+  health?: Pick<DependencyHealth, 'report'>
   /** First reconnect delay, doubled per failure up to 30 s (default 500 ms). */
   reconnectDelayMs?: number
 }
@@ -51,9 +53,14 @@ export function listenForDeliveries(deps: DeliveryListenerDeps): DeliveryListene
     onListening: () =>
       sweepDeliveries(deps).then(
         () => undefined,
-        (err: unknown) => deps.log.warn({ err }, 'delivery sweep failed'),
+        (err: unknown) => {
+          if (!deps.health?.report(err)) deps.log.warn({ err }, 'delivery sweep failed')
+        },
       ),
-    onError: (err) => deps.log.warn({ err }, 'delivery listener connection failed; reconnecting'),
+    onError: (err) => {
+      if (deps.health?.report(err)) return
+      deps.log.warn({ err }, 'delivery listener connection failed; reconnecting')
+    },
     reconnectDelayMs: deps.reconnectDelayMs,
   })
   return { ready: listener.listening, close: () => listener.close() }
