@@ -1,7 +1,8 @@
-import swagger from '@fastify/swagger'
+import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
+import { finishOpenApiDocument } from './openapi-finish.js'
 import { DOCS_CSP } from './security-headers.js'
 
 /** Where Swagger UI is served. */
@@ -54,8 +55,8 @@ export const openApiPlugin = fp<OpenApiPluginOptions>(
         security: [{ bearerAuth: [] }],
         tags: TAGS,
       },
-      transform: jsonSchemaTransform,
-      transformObject: jsonSchemaTransformObject,
+      transform: transformRoute,
+      transformObject: transformDocument,
     })
     if (isDocsServed) {
       await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: DOCS_CSP })
@@ -63,6 +64,34 @@ export const openApiPlugin = fp<OpenApiPluginOptions>(
   },
   { name: 'weave-openapi' },
 )
+
+/**
+ * A route's schemas as zod-derived JSON Schema. The zod transform keeps only a response's
+ * description and media schemas; the `headers` of a response entry and the `examples` of each of
+ * its media types (problemResponses, the routes' success answers) are carried over here.
+ */
+const transformRoute: SwaggerTransform = (route) => {
+  const result = jsonSchemaTransform(route) as { schema: Record<string, unknown>; url: string }
+  const declared = route.schema?.response
+  const transformed = result.schema?.response
+  if (!isRecord(declared) || !isRecord(transformed)) return result
+  for (const [status, entry] of Object.entries(declared)) {
+    const target = transformed[status]
+    if (!isRecord(entry) || !isRecord(target)) continue
+    if (isRecord(entry.headers)) target.headers = entry.headers
+    if (!isRecord(entry.content) || !isRecord(target.content)) continue
+    for (const [type, media] of Object.entries(entry.content)) {
+      const targetMedia = target.content[type]
+      if (isRecord(media) && isRecord(targetMedia) && isRecord(media.examples)) {
+        targetMedia.examples = media.examples
+      }
+    }
+  }
+  return result
+}
+
+const transformDocument: SwaggerTransformObject = (document) =>
+  finishOpenApiDocument(jsonSchemaTransformObject(document))
 
 const TOP_LEVEL_ORDER = [
   'openapi',

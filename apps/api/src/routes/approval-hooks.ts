@@ -30,7 +30,28 @@ export const approvalHookRoutes: FastifyPluginAsyncZod<ApiServices> = async (
         body: ApprovalHookBody.nullish(),
         response: {
           200: ApprovalHookResult,
-          ...problemResponses(400, 403, 404, 409, 410, 413, 415, 429, 503),
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request body is invalid: 1 problem.',
+              errors: [
+                {
+                  path: '/body/comment',
+                  message: 'Too big: expected string to have <=2000 characters',
+                },
+              ],
+            },
+            'separation-of-duties',
+            'not-an-approver',
+            'approval-link-not-found',
+            'approval-link-used',
+            'approval-settled',
+            'approval-link-expired',
+            413,
+            415,
+            429,
+            503,
+          ),
         },
       },
     },

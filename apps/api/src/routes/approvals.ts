@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { problemResponses } from '../http/problem-responses.js'
+import { IDEMPOTENT_REPLAYED, problemResponses } from '../http/problem-responses.js'
 import {
   ApprovalLinkView,
   ApprovalPage,
@@ -24,9 +24,31 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
       schema: {
         operationId: 'listApprovals',
         summary: "List the tenant's approvals, newest first",
+        description:
+          'Approvals with their decisions, newest first, optionally only those with a `status` ' +
+          '(`pending` for an inbox) or of one run (`runId`). Paged with `limit` and `cursor`.',
         tags: TAGS,
         querystring: ListApprovalsQuery,
-        response: { 200: ApprovalPage, ...problemResponses(400, 401, 403, 429) },
+        response: {
+          200: ApprovalPage,
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request query is invalid: 1 problem.',
+              errors: [
+                {
+                  path: '/query/status',
+                  message:
+                    'Invalid option: expected one of "pending"|"approved"|"rejected"|"expired"',
+                },
+              ],
+            },
+            'invalid-cursor',
+            401,
+            403,
+            429,
+          ),
+        },
       },
     },
     async (request) => approvals.list(request.tenant, request.query),
@@ -39,9 +61,15 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
       schema: {
         operationId: 'getApproval',
         summary: 'Get an approval with its decisions',
+        description:
+          'What the approvers are shown (`title`, `details`) with its `materialHash`, who may ' +
+          'decide, how many approvals it needs, and the decisions so far.',
         tags: TAGS,
         params: IdParams,
-        response: { 200: ApprovalView, ...problemResponses(401, 403, 404, 429) },
+        response: {
+          200: ApprovalView,
+          ...problemResponses(401, 403, 'approval-not-found', 429),
+        },
       },
     },
     async (request) => approvals.get(request.tenant, request.params.id),
@@ -64,17 +92,44 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
         headers: DecisionHeaders,
         body: DecisionBody,
         response: {
-          200: ApprovalView,
-          ...problemResponses(400, 401, 403, 404, 409, 415, 429, 503),
+          200: {
+            description:
+              'The approval after the decision: settled, or still `pending` until enough ' +
+              'approvers decided',
+            headers: IDEMPOTENT_REPLAYED,
+            content: { 'application/json': { schema: ApprovalView } },
+          },
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: "The decision input does not match the approval step's schema.",
+              errors: [{ path: '/body/input/reason', message: 'must be string' }],
+            },
+            401,
+            403,
+            'separation-of-duties',
+            'not-an-approver',
+            'approval-not-found',
+            'approval-settled',
+            'approval-expired',
+            'already-decided',
+            'material-mismatch',
+            'idempotency-conflict',
+            415,
+            429,
+            503,
+          ),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tenant, principal, params, body, headers } = request
-      return approvals.decide(tenant, principal, params.id, body, {
+      const { approval, replayed } = await approvals.decide(tenant, principal, params.id, body, {
         idempotencyKey: headers['idempotency-key'],
         context: auditContext(request),
       })
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return approval
     },
   )
 
@@ -97,7 +152,18 @@ export const approvalRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
         body: IssueLinkBody,
         response: {
           201: ApprovalLinkView,
-          ...problemResponses(400, 401, 403, 404, 409, 415, 429),
+          ...problemResponses(
+            400,
+            401,
+            403,
+            'separation-of-duties',
+            'not-an-approver',
+            'approval-not-found',
+            'approval-settled',
+            'approval-expired',
+            415,
+            429,
+          ),
         },
       },
     },

@@ -14,9 +14,27 @@ export const auditRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { aud
       schema: {
         operationId: 'listAuditEvents',
         summary: "List the tenant's audit events, newest first",
+        description:
+          'Every change made through the API (and by the workers on its behalf) with its actor, ' +
+          'target, request id and client IP, newest first; filter by `action`, `actor`, ' +
+          '`targetId` and a time range (`since` inclusive, `until` exclusive). Paged with ' +
+          '`limit` and `cursor`.',
         tags: TAGS,
         querystring: ListAuditQuery,
-        response: { 200: AuditPage, ...problemResponses(400, 401, 403, 429) },
+        response: {
+          200: AuditPage,
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request query is invalid: 1 problem.',
+              errors: [{ path: '/query/since', message: 'Invalid ISO datetime' }],
+            },
+            'invalid-cursor',
+            401,
+            403,
+            429,
+          ),
+        },
       },
     },
     async (request) => audit.list(request.tenant, request.query),
@@ -29,6 +47,10 @@ export const auditRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { aud
       schema: {
         operationId: 'verifyAuditLog',
         summary: "Verify the tenant's audit hash chain",
+        description:
+          "Recomputes each event's hash from its content and the previous event's hash, oldest " +
+          'first: `ok: false` with `firstBadId` names the first event that was changed, removed ' +
+          'or inserted out of band.',
         tags: TAGS,
         response: { 200: AuditVerification, ...problemResponses(401, 403, 429) },
       },

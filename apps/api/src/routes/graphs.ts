@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { problemResponses } from '../http/problem-responses.js'
+import { locationHeader, problemResponses } from '../http/problem-responses.js'
 import {
   GraphPage,
   GraphParams,
@@ -45,30 +45,57 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
         operationId: 'registerGraph',
         summary: 'Register a graph spec (a new version unless it equals the latest)',
         description:
+          'The spec follows the JSON Schema at `/schemas/graph-spec.json` (and the whole body ' +
+          '`/schemas/graph-registration.json`); a top-level `$schema` in either is ignored. ' +
           'Subgraph steps named without a version are bound to the latest version of their ' +
-          'graph at registration (`subgraphVersions` of the version). 413: the body is larger ' +
-          'than the spec limit (256 KiB unless configured otherwise); 422: the spec is invalid, ' +
-          'every problem listed.',
+          'graph at registration (`subgraphVersions` of the version). Registering un-archives ' +
+          'an archived graph. 413: the body is larger than the spec limit (256 KiB unless ' +
+          'configured otherwise); 422: the spec is invalid, every problem listed.',
         tags: TAGS,
         body: RegisterGraphBody,
         response: {
           200: {
             description: "The spec's digest equals the latest version's: no new version",
+            headers: { Location: VERSION_LOCATION },
             content: { 'application/json': { schema: RegisteredGraph } },
           },
           201: {
             description: 'A new version was registered',
+            headers: { Location: VERSION_LOCATION },
             content: { 'application/json': { schema: RegisteredGraph } },
           },
-          ...problemResponses(400, 401, 403, 413, 415, 422, 429),
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request body is invalid: 1 problem.',
+              errors: [
+                {
+                  path: '/body/name',
+                  message: 'Invalid string: must match pattern /^[a-z0-9][a-z0-9._-]{0,99}$/',
+                },
+              ],
+            },
+            'malformed-request',
+            401,
+            403,
+            {
+              problem: 'payload-too-large',
+              detail: 'A graph registration body is limited to 262144 bytes.',
+            },
+            415,
+            'invalid-graph-spec',
+            429,
+          ),
         },
       },
     },
     async (request, reply) => {
+      // `$schema` names a schema for editors: it is no part of the graph, nor of its digest.
+      const { $schema: _bodySchema, ...body } = request.body
       const { graph, created } = await graphs.register(
         request.tenant,
         request.principal,
-        request.body,
+        { ...body, spec: withoutSchemaKey(body.spec) },
         auditContext(request),
       )
       const location = `/v1/graphs/${graph.name}/versions/${graph.version}`
@@ -86,9 +113,12 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
       schema: {
         operationId: 'listGraphs',
         summary: "List the tenant's graphs, newest first",
+        description:
+          "Each graph with its latest version's number, digest and description, newest first; " +
+          'archived graphs only with `includeArchived=true`. Paged with `limit` and `cursor`.',
         tags: TAGS,
         querystring: ListGraphsQuery,
-        response: { 200: GraphPage, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: GraphPage, ...problemResponses(400, 'invalid-cursor', 401, 403, 429) },
       },
     },
     async (request) => graphs.list(request.tenant, request.query),
@@ -101,9 +131,12 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
       schema: {
         operationId: 'getGraph',
         summary: 'Get a graph: its latest version and every version',
+        description:
+          'The graph with its latest version (spec included) and a summary of every version, ' +
+          'newest first. An archived graph is still shown, with `archivedAt`.',
         tags: TAGS,
         params: GraphParams,
-        response: { 200: GraphView, ...problemResponses(401, 403, 404, 429) },
+        response: { 200: GraphView, ...problemResponses(401, 403, 'graph-not-found', 429) },
       },
     },
     async (request) => graphs.get(request.tenant, request.params.name),
@@ -116,9 +149,15 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
       schema: {
         operationId: 'getGraphVersion',
         summary: 'Get one version of a graph with its spec as stored',
+        description:
+          'The spec as stored (defaults applied), its digest, and the version each subgraph ' +
+          'step named without one runs.',
         tags: TAGS,
         params: GraphVersionParams,
-        response: { 200: GraphVersionView, ...problemResponses(401, 403, 404, 429) },
+        response: {
+          200: GraphVersionView,
+          ...problemResponses(401, 403, 'graph-not-found', 'graph-version-not-found', 429),
+        },
       },
     },
     async (request) => graphs.version(request.tenant, request.params.name, request.params.version),
@@ -131,6 +170,10 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
       schema: {
         operationId: 'getGraphTopology',
         summary: "Get a graph's nodes and edges, as JSON or a Mermaid flowchart",
+        description:
+          'The steps of a version (the latest by default) and the edges its routing can take, ' +
+          'labelled with their branch; `to: null` ends the run. `format=mermaid` answers a ' +
+          'Mermaid flowchart as text.',
         tags: TAGS,
         params: GraphParams,
         querystring: TopologyQuery,
@@ -142,7 +185,23 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
               'text/plain': { schema: z.string().meta({ examples: [MERMAID_EXAMPLE] }) },
             },
           },
-          ...problemResponses(400, 401, 403, 404, 429),
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request query is invalid: 1 problem.',
+              errors: [
+                {
+                  path: '/query/format',
+                  message: 'Invalid option: expected one of "json"|"mermaid"',
+                },
+              ],
+            },
+            401,
+            403,
+            'graph-not-found',
+            'graph-version-not-found',
+            429,
+          ),
         },
       },
     },
@@ -161,14 +220,29 @@ export const graphRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { gra
       schema: {
         operationId: 'archiveGraph',
         summary: 'Archive a graph: no new runs; existing runs finish',
+        description:
+          'An archived graph refuses new runs and forks (409 `graph-archived`) and is left out ' +
+          'of the list by default; runs already started finish. Registering a spec under its ' +
+          'name un-archives it.',
         tags: TAGS,
         params: GraphParams,
-        response: { 200: GraphView, ...problemResponses(401, 403, 404, 429) },
+        response: { 200: GraphView, ...problemResponses(401, 403, 'graph-not-found', 429) },
       },
     },
     async (request) =>
       graphs.archive(request.tenant, request.principal, request.params.name, auditContext(request)),
   )
+}
+
+const VERSION_LOCATION = locationHeader('The registered version', '/v1/graphs/refunds/versions/2')
+
+/** A spec without the `$schema` member editors use: what the registry validates and hashes. */
+function withoutSchemaKey(spec: unknown): unknown {
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec) || !('$schema' in spec)) {
+    return spec
+  }
+  const { $schema: _schema, ...rest } = spec as Record<string, unknown>
+  return rest
 }
 
 const MERMAID_EXAMPLE = `flowchart TD

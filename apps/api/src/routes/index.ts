@@ -7,6 +7,7 @@ import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
 import { runRoutes } from './runs.js'
+import { schemaRoutes } from './schemas.js'
 import { webhookRoutes } from './webhooks.js'
 
 export type { ApiServices } from '../services/api-services.js'
@@ -23,5 +24,6 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   approvalHookRoutes,
   auditRoutes,
   webhookRoutes,
+  schemaRoutes,
   inboxRoutes,
 ]

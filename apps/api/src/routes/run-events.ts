@@ -1,10 +1,14 @@
 import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { problemResponses } from '../http/problem-responses.js'
 import { EVENT_STREAM_TYPE, wantsEventStream } from '../http/sse.js'
 import { IdParams } from '../schemas/common.js'
-import { RunEventPage, RunEventsHeaders, RunEventsQuery } from '../schemas/runs.js'
+import {
+  RunEventPage,
+  RunEventStreamMessage,
+  RunEventsHeaders,
+  RunEventsQuery,
+} from '../schemas/runs.js'
 import type { ApiServices } from '../services/api-services.js'
 
 const STREAM_EXAMPLE = [
@@ -22,6 +26,19 @@ const STREAM_EXAMPLE = [
   '',
   '',
 ].join('\n')
+
+// An example must match its schema (one message), so the raw text is shown in its description.
+const STREAM_TEXT_DESCRIPTION = `As sent on the wire:\n\n\`\`\`\n${STREAM_EXAMPLE}\`\`\``
+const STREAM_MESSAGE_EXAMPLE = {
+  id: '1',
+  event: 'run.queued',
+  data: {
+    id: 1,
+    type: 'run.queued',
+    data: { graph: 'refunds', version: 2 },
+    at: '2025-01-31T09:30:00.000Z',
+  },
+}
 
 /**
  * `GET /v1/runs/{id}/events`: a run's events in order, as Server-Sent Events (live until the
@@ -53,7 +70,8 @@ export const runEventRoutes: FastifyPluginAsyncZod<ApiServices> = async (
           'With `?format=json` (or `Accept: application/json` without `text/event-stream`) the ' +
           'events are a JSON list, paged with `limit` and `cursor`. Streams are limited per ' +
           'server and per tenant (503 with `Retry-After` beyond), and a stream whose client ' +
-          'stops reading is ended; reconnecting with `Last-Event-ID` loses nothing.',
+          'stops reading is ended; reconnecting with `Last-Event-ID` loses nothing. Each message ' +
+          'of the stream is described by `RunEventStreamMessage`, and its `data` by `RunEvent`.',
         tags: ['runs'],
         params: IdParams,
         querystring: RunEventsQuery,
@@ -63,10 +81,39 @@ export const runEventRoutes: FastifyPluginAsyncZod<ApiServices> = async (
             description: 'The events: a live event stream, or a JSON list',
             content: {
               'application/json': { schema: RunEventPage },
-              [EVENT_STREAM_TYPE]: { schema: z.string().meta({ examples: [STREAM_EXAMPLE] }) },
+              [EVENT_STREAM_TYPE]: {
+                schema: RunEventStreamMessage,
+                examples: {
+                  stream: {
+                    summary: 'The first messages of a stream, as sent',
+                    description: STREAM_TEXT_DESCRIPTION,
+                    value: STREAM_MESSAGE_EXAMPLE,
+                  },
+                },
+              },
             },
           },
-          ...problemResponses(400, 401, 403, 404, 429, 503),
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request headers is invalid: 1 problem.',
+              errors: [
+                {
+                  path: '/headers/last-event-id',
+                  message: 'must be an event id (a sequence number)',
+                },
+              ],
+            },
+            'invalid-cursor',
+            401,
+            403,
+            'run-not-found',
+            429,
+            {
+              problem: 'service-unavailable',
+              detail: 'Too many event streams are open for this tenant; retry shortly.',
+            },
+          ),
         },
       },
     },

@@ -1,5 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { problemResponses } from '../http/problem-responses.js'
+import {
+  IDEMPOTENT_REPLAYED,
+  locationHeader,
+  problemResponses,
+  type ProblemExample,
+} from '../http/problem-responses.js'
 import { IdParams } from '../schemas/common.js'
 import {
   CheckpointParams,
@@ -9,6 +14,7 @@ import {
   ResumeRunBody,
   RunHistory,
   RunPage,
+  RUN_EXAMPLES,
   RunView,
   StartRunBody,
   StartRunHeaders,
@@ -17,10 +23,28 @@ import type { ApiServices } from '../services/api-services.js'
 import { auditContext } from './audit-context.js'
 
 const TAGS = ['runs']
-const accepted = (description: string) => ({
+const RUN_LOCATION = locationHeader('The new run', '/v1/runs/0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11')
+const runAnswer = (
+  description: string,
+  example: keyof typeof RUN_EXAMPLES,
+  headers?: Record<string, ReturnType<typeof locationHeader>>,
+) => ({
   description,
-  content: { 'application/json': { schema: RunView } },
+  ...(headers ? { headers } : {}),
+  content: {
+    'application/json': { schema: RunView, examples: { [example]: RUN_EXAMPLES[example] } },
+  },
 })
+
+// What a client may put into a run: its input, a fork's or a resume's (client-input.ts).
+const INPUT_REFUSED: ProblemExample = {
+  problem: 'validation-failed',
+  detail: 'The input cannot enter the run.',
+  errors: [
+    { path: '/body/input/amount', message: 'must be number' },
+    { path: '/body/input/__step', message: 'a top-level key must not start with "__"' },
+  ],
+}
 
 /** `/v1/runs`: start, list, read, fork, cancel and resume runs. */
 export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs }) => {
@@ -31,16 +55,34 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'startRun',
         summary: 'Start a run of a graph (queued for a worker)',
+        description:
+          "Starts a run of a graph's latest version (or `version`) with `input` as its initial " +
+          "state, checked against the spec's `input` schema. The run is queued: a worker takes " +
+          'it and steps it until it completes, fails or waits (for an approval, input or a ' +
+          'timer); follow it with `GET /v1/runs/{id}` or its event stream. With an ' +
+          '`Idempotency-Key`, the same request sent again within 24 h answers 200 with the run ' +
+          'it started; the same key with another body is 409.',
         tags: TAGS,
         headers: StartRunHeaders,
         body: StartRunBody,
         response: {
-          200: {
-            description: 'The run this Idempotency-Key already started (same body)',
-            content: { 'application/json': { schema: RunView } },
-          },
-          202: accepted('The run is queued'),
-          ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429),
+          200: runAnswer('The run this Idempotency-Key already started (same body)', 'waiting', {
+            ...IDEMPOTENT_REPLAYED,
+            Location: RUN_LOCATION,
+          }),
+          202: runAnswer('The run is queued', 'queued', { Location: RUN_LOCATION }),
+          ...problemResponses(
+            INPUT_REFUSED,
+            401,
+            403,
+            'graph-not-found',
+            'graph-version-not-found',
+            'graph-archived',
+            'idempotency-conflict',
+            413,
+            415,
+            429,
+          ),
         },
       },
     },
@@ -49,6 +91,7 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
         idempotencyKey: request.headers['idempotency-key'],
         context: auditContext(request),
       })
+      if (!created) reply.header('idempotent-replayed', 'true')
       return reply
         .code(created ? 202 : 200)
         .header('location', `/v1/runs/${run.id}`)
@@ -63,9 +106,12 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'listRuns',
         summary: "List the tenant's runs, newest first",
+        description:
+          'Runs without their state, newest first, optionally only those of one `status` or ' +
+          '`graph`; paged with `limit` and `cursor` (`nextCursor` of the previous page).',
         tags: TAGS,
         querystring: ListRunsQuery,
-        response: { 200: RunPage, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: RunPage, ...problemResponses(400, 'invalid-cursor', 401, 403, 429) },
       },
     },
     async (request) => runs.list(request.tenant, request.query),
@@ -78,9 +124,15 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'getRun',
         summary: 'Get a run with its latest state',
+        description:
+          "The run with the state of its latest checkpoint (without the engine's `__` keys), " +
+          'what it waits for (`waitingOn`), its pending approvals, and why it failed.',
         tags: TAGS,
         params: IdParams,
-        response: { 200: RunView, ...problemResponses(401, 403, 404, 429) },
+        response: {
+          200: runAnswer('The run', 'waiting'),
+          ...problemResponses(401, 403, 'run-not-found', 429),
+        },
       },
     },
     async (request) => runs.get(request.tenant, request.params.id),
@@ -93,9 +145,12 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'getRunHistory',
         summary: "List a run's checkpoints, oldest first",
+        description:
+          'Every checkpoint the run saved, one per step (and one where it yielded), without ' +
+          'state: a `seq` here is what `GET …/history/{seq}` reads and a fork starts from.',
         tags: TAGS,
         params: IdParams,
-        response: { 200: RunHistory, ...problemResponses(401, 403, 404, 429) },
+        response: { 200: RunHistory, ...problemResponses(401, 403, 'run-not-found', 429) },
       },
     },
     async (request) => runs.history(request.tenant, request.params.id),
@@ -108,9 +163,27 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'getRunCheckpoint',
         summary: 'Get one checkpoint of a run with its state',
+        description:
+          "The state the run had after checkpoint `seq`, without the engine's `__` keys.",
         tags: TAGS,
         params: CheckpointParams,
-        response: { 200: CheckpointView, ...problemResponses(400, 401, 403, 404, 429) },
+        response: {
+          200: CheckpointView,
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request params is invalid: 1 problem.',
+              errors: [
+                { path: '/params/seq', message: 'Invalid input: expected number, received NaN' },
+              ],
+            },
+            401,
+            403,
+            'run-not-found',
+            'checkpoint-not-found',
+            429,
+          ),
+        },
       },
     },
     async (request) => runs.checkpoint(request.tenant, request.params.id, request.params.seq),
@@ -123,12 +196,31 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'forkRun',
         summary: 'Start a new run from one of its checkpoints (the source is untouched)',
+        description:
+          'A new run of the same graph version continues from checkpoint `seq` of this one, ' +
+          'with `input` merged into that state; the source run is not changed. When the input ' +
+          'changes what an approval used up to `seq` was approved on, the fork starts where that ' +
+          'approval was asked instead, so a person decides again.',
         tags: TAGS,
         params: IdParams,
         body: ForkRunBody,
         response: {
-          202: accepted('The forked run is queued'),
-          ...problemResponses(400, 401, 403, 404, 409, 415, 429),
+          202: runAnswer('The forked run is queued', 'forked', {
+            Location: locationHeader(
+              'The new run',
+              '/v1/runs/6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d',
+            ),
+          }),
+          ...problemResponses(
+            INPUT_REFUSED,
+            401,
+            403,
+            'run-not-found',
+            'checkpoint-not-found',
+            'graph-archived',
+            415,
+            429,
+          ),
         },
       },
     },
@@ -146,11 +238,26 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'cancelRun',
         summary: 'Cancel a run (queued or waiting: at once; running: at its next step)',
+        description:
+          'A queued or waiting run is cancelled at once (its pending approvals expire); a ' +
+          'running run gets `cancelRequested` and stops before its next step. A finished run ' +
+          'cannot be cancelled (409).',
         tags: TAGS,
         params: IdParams,
         response: {
-          202: accepted('Cancelled, or cancellation requested'),
-          ...problemResponses(401, 403, 404, 409, 429),
+          202: {
+            description: 'Cancelled, or cancellation requested',
+            content: {
+              'application/json': {
+                schema: RunView,
+                examples: {
+                  cancelled: RUN_EXAMPLES.cancelled,
+                  cancelling: RUN_EXAMPLES.cancelling,
+                },
+              },
+            },
+          },
+          ...problemResponses(401, 403, 'run-not-found', 'run-finished', 429),
         },
       },
     },
@@ -168,12 +275,31 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
       schema: {
         operationId: 'resumeRun',
         summary: 'Resume a run waiting for input, or retry a failed run',
+        description:
+          'A run waiting on an input step takes `input` as its answer (checked against the ' +
+          "step's schema) and goes on; a failed run is retried from its last checkpoint, with " +
+          '`input` merged into its state first. A run waiting on an approval or a timer is not ' +
+          'resumed here (409).',
         tags: TAGS,
         params: IdParams,
         body: ResumeRunBody,
         response: {
-          202: accepted('The resume is queued'),
-          ...problemResponses(400, 401, 403, 404, 409, 415, 429, 503),
+          202: runAnswer('The resume is queued', 'resumeQueued'),
+          ...problemResponses(
+            INPUT_REFUSED,
+            401,
+            403,
+            'run-not-found',
+            {
+              problem: 'run-not-resumable',
+              detail:
+                'The run waits on an approval; decide it with POST /v1/approvals/{id}/decision.',
+            },
+            'approval-material-changed',
+            415,
+            429,
+            503,
+          ),
         },
       },
     },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { problemResponses } from '../http/problem-responses.js'
+import { locationHeader, problemResponses } from '../http/problem-responses.js'
 import { IdParams } from '../schemas/common.js'
 import {
   CreateWebhookBody,
@@ -29,11 +29,45 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
       schema: {
         operationId: 'createWebhook',
         summary: 'Register a webhook; the answer shows its signing secret, once',
+        description:
+          "Weave POSTs each of the tenant's run events whose type is in `events` to `url`, " +
+          'signed per Standard Webhooks with the secret in this answer (see `webhooks` in this ' +
+          'document for each payload). A webhook given `approvals:decide` also receives approval ' +
+          'links in `approval.requested` deliveries; registering one needs that scope too. 503 ' +
+          'when the server has no secrets key to keep the secret with.',
         tags: TAGS,
         body: CreateWebhookBody,
         response: {
-          201: CreatedWebhook,
-          ...problemResponses(400, 401, 403, 413, 415, 429, 503),
+          201: {
+            description: 'The webhook, with its signing secret shown this once',
+            headers: {
+              Location: locationHeader(
+                'The new webhook',
+                '/v1/webhooks/9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f',
+              ),
+            },
+            content: { 'application/json': { schema: CreatedWebhook } },
+          },
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request body is invalid: 1 problem.',
+              errors: [{ path: '/body/url', message: 'must be an http(s) URL' }],
+            },
+            'webhook-url-refused',
+            401,
+            {
+              problem: 'forbidden',
+              detail: 'Giving a webhook the scope "approvals:decide" needs a token holding it too.',
+            },
+            413,
+            415,
+            429,
+            {
+              problem: 'service-unavailable',
+              detail: 'Webhooks are not available: this server has no WEAVE_SECRETS_KEY.',
+            },
+          ),
         },
       },
     },
@@ -51,9 +85,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
       schema: {
         operationId: 'listWebhooks',
         summary: "List the tenant's webhooks, newest first",
+        description:
+          'Webhooks without their secrets, newest first; paged with `limit` and `cursor`.',
         tags: TAGS,
         querystring: WebhookPageQuery,
-        response: { 200: WebhookPage, ...problemResponses(400, 401, 403, 429) },
+        response: { 200: WebhookPage, ...problemResponses(400, 'invalid-cursor', 401, 403, 429) },
       },
     },
     async (request) => webhooks.list(request.tenant, request.query),
@@ -66,11 +102,12 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
       schema: {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook; its pending deliveries are not sent',
+        description: 'No event is delivered to it any more; deliveries still pending are not sent.',
         tags: TAGS,
         params: IdParams,
         response: {
           204: z.null().meta({ description: 'Deleted' }),
-          ...problemResponses(401, 403, 404, 429),
+          ...problemResponses(401, 403, 'webhook-not-found', 429),
         },
       },
     },
@@ -97,7 +134,25 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
         body: RotateSecretBody.nullish(),
         response: {
           200: RotatedSecret,
-          ...problemResponses(400, 401, 403, 404, 413, 415, 429, 503),
+          ...problemResponses(
+            {
+              problem: 'validation-failed',
+              detail: 'The request body is invalid: 1 problem.',
+              errors: [
+                { path: '/body/graceSeconds', message: 'Too big: expected number to be <=604800' },
+              ],
+            },
+            401,
+            403,
+            'webhook-not-found',
+            413,
+            415,
+            429,
+            {
+              problem: 'service-unavailable',
+              detail: 'Webhooks are not available: this server has no WEAVE_SECRETS_KEY.',
+            },
+          ),
         },
       },
     },
@@ -114,10 +169,16 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { w
       schema: {
         operationId: 'listWebhookDeliveries',
         summary: "List a webhook's deliveries with every attempt, newest first",
+        description:
+          'Each delivery (one per event sent to the webhook) with its status and every HTTP ' +
+          'attempt: status code or error, and duration. Paged with `limit` and `cursor`.',
         tags: TAGS,
         params: IdParams,
         querystring: WebhookPageQuery,
-        response: { 200: DeliveryPage, ...problemResponses(400, 401, 403, 404, 429) },
+        response: {
+          200: DeliveryPage,
+          ...problemResponses(400, 'invalid-cursor', 401, 403, 'webhook-not-found', 429),
+        },
       },
     },
     async (request) => webhooks.deliveries(request.tenant, request.params.id, request.query),

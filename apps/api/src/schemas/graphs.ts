@@ -1,6 +1,6 @@
 import { GraphName as SpecGraphName } from '@weave/spec'
 import { z } from 'zod'
-import { JsonValue, StoredJsonObject, PageQuery, Text, Timestamp, pageOf } from './common.js'
+import { JsonValue, PageQuery, Text, Timestamp, pageOf } from './common.js'
 
 const EXAMPLE_SPEC = {
   entry: 'classify',
@@ -22,11 +22,29 @@ const EXAMPLE_SPEC = {
 /** A graph name: 1–100 lowercase letters, digits, `-`, `_`, `.`, starting alphanumeric. */
 export const GraphName = SpecGraphName.meta({ examples: ['refunds'] })
 
+// The graph spec's JSON Schema is generated from @weave/spec's zod schema (graph-spec-schema.ts)
+// and added to the document as this component: the route validates a spec itself (422 with every
+// problem), so the body schema only points at it.
+const GRAPH_SPEC_REF = '#/components/schemas/GraphSpec'
+
 /** `POST /v1/graphs`. */
 export const RegisterGraphBody = z
   .strictObject({
+    $schema: Text()
+      .max(2048)
+      .optional()
+      .meta({
+        description:
+          'The JSON Schema of this document, for editors (`/schemas/graph-registration.json`); ' +
+          'ignored',
+      }),
     name: GraphName,
-    spec: JsonValue.meta({ description: 'The graph spec (docs/graph-spec.md)' }),
+    spec: JsonValue.meta({
+      description:
+        'The graph spec (docs/graph-spec.md). A top-level `$schema` member is ignored: spec ' +
+        'files may name `/schemas/graph-spec.json`',
+      $ref: GRAPH_SPEC_REF,
+    }),
     description: Text().max(1000).optional(),
   })
   .meta({
@@ -69,7 +87,10 @@ export type GraphVersionSummary = z.infer<typeof GraphVersionSummary>
 /** One version of a graph with its spec, as stored (defaults applied). */
 export const GraphVersionView = GraphVersionSummary.extend({
   name: z.string(),
-  spec: StoredJsonObject,
+  spec: z.record(z.string(), z.unknown()).meta({
+    description: 'The spec as stored: defaults applied, without `$schema`',
+    $ref: GRAPH_SPEC_REF,
+  }),
   subgraphVersions: z.record(z.string(), z.int()).meta({
     description:
       'The version each subgraph step named without one runs: the latest when this version ' +

@@ -14,12 +14,15 @@ export const FieldError = z
 /** One invalid field of a request. */
 export type FieldError = z.infer<typeof FieldError>
 
-/** RFC 9457 problem details, the body of every error response. */
+/**
+ * RFC 9457 problem details, the body of every error response. Some problems add members of
+ * their own (RFC 9457 extensions: `checks` of not-ready, `forkedSeq` of a changed approval).
+ */
 export const Problem = z
-  .object({
+  .looseObject({
     type: z.string().meta({
-      description: 'URI reference naming the problem type',
-      examples: ['/problems/validation-failed'],
+      description: 'URI reference naming the problem type: `/problems/<name>`',
+      examples: ['/problems/run-not-found'],
     }),
     title: z.string().meta({ description: 'Short summary of the problem type' }),
     status: z.int().min(100).max(599).meta({ description: 'The HTTP status code' }),
@@ -29,17 +32,9 @@ export const Problem = z
   })
   .meta({
     id: 'Problem',
-    description: 'RFC 9457 problem details (application/problem+json)',
-    examples: [
-      {
-        type: '/problems/validation-failed',
-        title: 'Request validation failed',
-        status: 400,
-        detail: 'The request body is invalid: 1 problem.',
-        instance: '/v1/runs',
-        errors: [{ path: '/body/input/email', message: 'Invalid email address' }],
-      },
-    ],
+    description:
+      'RFC 9457 problem details (application/problem+json); each response shows the types it ' +
+      'may carry',
   })
 /** RFC 9457 problem details, the body of every error response. */
 export type Problem = z.infer<typeof Problem>

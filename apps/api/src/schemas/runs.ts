@@ -12,6 +12,7 @@ import {
 } from './common.js'
 
 const RUN_ID = '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11'
+const APPROVAL_ID = '5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
 
 /** A run's status. */
 export const RunStatus = z.enum(RUN_STATUSES)
@@ -63,7 +64,9 @@ export const WaitingOn = z
       step: WaitStep,
       atSeq: AtSeq,
       prompt: z.string().nullable(),
-      schema: JsonValue.nullable().meta({ description: 'JSON Schema the input must satisfy' }),
+      schema: JsonValue.meta({
+        description: 'JSON Schema the input must satisfy; null when any JSON object will do',
+      }),
       saveAs: z.string().nullable(),
     }),
     z.object({
@@ -88,7 +91,7 @@ export const RunSummary = z
     stopReason: z.string().nullable(),
     lastStep: z.string().nullable(),
     steps: z.int(),
-    error: z.unknown().nullable().meta({ description: 'Why a failed run failed' }),
+    error: z.unknown().meta({ description: 'Why a failed run failed; null otherwise' }),
     waitingOn: WaitingOn.nullable(),
     cancelRequested: z.boolean(),
     createdBy: z.string(),
@@ -140,6 +143,120 @@ export const RunView = RunSummary.extend({
 })
 /** A run with its latest state and pending approvals. */
 export type RunView = z.infer<typeof RunView>
+
+const RUN_BASE = {
+  id: RUN_ID,
+  graph: 'refunds',
+  version: 2,
+  stopReason: null,
+  error: null,
+  cancelRequested: false,
+  createdBy: 'alice',
+  createdAt: '2025-01-31T09:30:00.000Z',
+  finishedAt: null,
+  forkedFrom: null,
+  forkedSeq: null,
+}
+
+/** Example answers of the run operations, each in the state that operation leaves a run. */
+export const RUN_EXAMPLES = {
+  queued: {
+    summary: 'A new run, queued for a worker',
+    value: {
+      ...RUN_BASE,
+      status: 'queued',
+      lastStep: null,
+      steps: 0,
+      state: {},
+      pendingApprovals: [],
+      waitingOn: null,
+      updatedAt: '2025-01-31T09:30:00.000Z',
+    },
+  },
+  forked: {
+    summary: 'A fork of checkpoint 1 of another run, queued',
+    value: {
+      ...RUN_BASE,
+      id: '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d',
+      status: 'queued',
+      lastStep: 'classify',
+      steps: 1,
+      state: { amount: 80, customer: 'c_42', risk: 'high' },
+      pendingApprovals: [],
+      waitingOn: null,
+      updatedAt: '2025-01-31T10:00:00.000Z',
+      createdAt: '2025-01-31T10:00:00.000Z',
+      forkedFrom: RUN_ID,
+      forkedSeq: 1,
+    },
+  },
+  waiting: {
+    summary: 'A run waiting for an approval',
+    value: {
+      ...RUN_BASE,
+      status: 'waiting',
+      stopReason: 'yielded',
+      lastStep: 'review',
+      steps: 2,
+      state: { amount: 120, customer: 'c_42', risk: 'high' },
+      pendingApprovals: [APPROVAL_ID],
+      waitingOn: { kind: 'approval', step: 'review', approvalId: APPROVAL_ID, atSeq: 2 },
+      updatedAt: '2025-01-31T09:30:01.000Z',
+    },
+  },
+  cancelling: {
+    summary: 'A running run, asked to stop at its next step',
+    value: {
+      ...RUN_BASE,
+      status: 'running',
+      lastStep: 'classify',
+      steps: 1,
+      state: { amount: 120, customer: 'c_42', risk: 'high' },
+      pendingApprovals: [],
+      waitingOn: null,
+      cancelRequested: true,
+      updatedAt: '2025-01-31T09:30:02.000Z',
+    },
+  },
+  cancelled: {
+    summary: 'A waiting run, cancelled at once',
+    value: {
+      ...RUN_BASE,
+      status: 'cancelled',
+      stopReason: 'yielded',
+      lastStep: 'review',
+      steps: 2,
+      state: { amount: 120, customer: 'c_42', risk: 'high' },
+      pendingApprovals: [],
+      waitingOn: null,
+      cancelRequested: true,
+      updatedAt: '2025-01-31T09:31:00.000Z',
+      finishedAt: '2025-01-31T09:31:00.000Z',
+    },
+  },
+  resumeQueued: {
+    summary:
+      'A run waiting for input whose resume is queued (it shows `waiting` until a worker takes it)',
+    value: {
+      ...RUN_BASE,
+      status: 'waiting',
+      stopReason: 'yielded',
+      lastStep: 'address',
+      steps: 3,
+      state: { amount: 120, customer: 'c_42' },
+      pendingApprovals: [],
+      waitingOn: {
+        kind: 'input',
+        step: 'address',
+        atSeq: 3,
+        prompt: 'Where should the refund be sent?',
+        schema: { type: 'object', required: ['address'] },
+        saveAs: null,
+      },
+      updatedAt: '2025-01-31T09:35:00.000Z',
+    },
+  },
+} as const
 
 /** `GET /v1/runs`. */
 export const RunPage = pageOf(RunSummary).meta({ id: 'RunPage' })
@@ -261,6 +378,38 @@ export const RunEvent = z
   .meta({ id: 'RunEvent' })
 /** A run event. */
 export type RunEvent = z.infer<typeof RunEvent>
+
+/**
+ * One message of the run event stream (`text/event-stream`): the `id:`, `event:` and `data:`
+ * lines of an event, `data` being the event as one line of JSON.
+ */
+export const RunEventStreamMessage = z
+  .object({
+    id: z.string().meta({
+      description: "`id:` the event's id (its sequence number), sent back as `Last-Event-ID`",
+    }),
+    event: z.string().meta({ description: "`event:` the event's type", examples: ['run.queued'] }),
+    // `data:` the event, as one line of JSON.
+    data: RunEvent,
+  })
+  .meta({
+    id: 'RunEventStreamMessage',
+    description:
+      'One Server-Sent Events message: `id:`, `event:` and `data:` lines, then a blank line. ' +
+      'The stream opens with `retry: 2000` and carries `: ping` comments while idle.',
+    examples: [
+      {
+        id: '1',
+        event: 'run.queued',
+        data: {
+          id: 1,
+          type: 'run.queued',
+          data: { graph: 'refunds', version: 2 },
+          at: '2025-01-31T09:30:00.000Z',
+        },
+      },
+    ],
+  })
 
 /** `GET /v1/runs/{id}/events?format=json`, oldest first. */
 export const RunEventPage = pageOf(RunEvent).meta({

@@ -1,4 +1,10 @@
-import { DELIVERY_STATUSES, RUN_EVENT_TYPES, WEBHOOK_SCOPES } from '@weave/db'
+import {
+  DELIVERY_STATUSES,
+  RUN_EVENT_DATA,
+  RUN_EVENT_TYPES,
+  WEBHOOK_SCOPES,
+  type RunEventType,
+} from '@weave/db'
 import { z } from 'zod'
 import { PageQuery, Text, Timestamp, pageOf } from './common.js'
 
@@ -193,3 +199,56 @@ export type DeliveryPage = z.infer<typeof DeliveryPage>
 
 /** `?limit=&cursor=` of the webhook lists. */
 export const WebhookPageQuery = PageQuery
+
+// What each delivery's `data` adds to its event's data (weave_append_run_event).
+const DELIVERY_MARKERS = {
+  runId: z.uuid().meta({ description: 'The run the event belongs to' }),
+  eventSeq: z.int().meta({ description: "The event's id (sequence number) within the run" }),
+}
+
+// Only to a webhook holding `approvals:decide`, and only while the server has a public URL.
+const APPROVAL_LINKS = {
+  approveUrl: z
+    .url()
+    .optional()
+    .meta({
+      description:
+        'POST here to approve, once (`POST /v1/approval-hooks/{token}`). Sent only to a webhook ' +
+        'holding `approvals:decide`, by a server with a public URL, while the approval is ' +
+        'pending, and only when no rule depends on who decides: never for a step with ' +
+        '`separationOfDuties` or named `approvers`, since whoever follows a link is unknown',
+    }),
+  rejectUrl: z.url().optional().meta({ description: 'POST here to reject, once' }),
+}
+
+function deliveryData(type: RunEventType): z.ZodType {
+  const data: z.ZodType = RUN_EVENT_DATA[type]
+  const markers =
+    type === 'approval.requested' ? { ...DELIVERY_MARKERS, ...APPROVAL_LINKS } : DELIVERY_MARKERS
+  if (data instanceof z.ZodObject) return data.extend(markers)
+  if (data instanceof z.ZodDiscriminatedUnion) {
+    const options = data.options as z.ZodObject[]
+    return z.union(options.map((option) => option.extend(markers)))
+  }
+  throw new Error(`No webhook payload for ${type}: its data is neither an object nor a union`)
+}
+
+/**
+ * The body Weave POSTs to a webhook for each run event type it subscribed to (Standard Webhooks:
+ * `{ type, timestamp, data }`); `data` is the event's data with `runId` and `eventSeq`.
+ */
+export const WEBHOOK_PAYLOADS: Record<RunEventType, z.ZodType> = Object.fromEntries(
+  RUN_EVENT_TYPES.map((type) => [
+    type,
+    z
+      .object({
+        type: z.literal(type),
+        timestamp: Timestamp.meta({ description: 'When the event happened' }),
+        data: deliveryData(type),
+      })
+      .meta({
+        id: `WebhookPayload_${type.replace('.', '_')}`,
+        description: `The body of a \`${type}\` delivery.`,
+      }),
+  ]),
+) as unknown as Record<RunEventType, z.ZodType>

@@ -39,7 +39,7 @@ export interface ApprovalService {
    * links take too: the decision (with its input) and its run and audit events in one
    * transaction, and once the approval settles, its run resumed once (the job id is the approval
    * id). A resume job the queue refused is left to the reconciler: the decision stands. With an
-   * idempotency key, a retried identical request answers as the first did.
+   * idempotency key, a retried identical request answers as the first did (`replayed`).
    * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`,
    *   `already-decided`, `material-mismatch`, `idempotency-conflict`; `separation-of-duties`,
    *   `not-an-approver`
@@ -51,7 +51,7 @@ export interface ApprovalService {
     approvalId: string,
     body: DecisionBody,
     options: DecisionOptions,
-  ): Promise<ApprovalView>
+  ): Promise<{ approval: ApprovalView; replayed: boolean }>
   /**
    * Issues a single-use page link (`/inbox/a/{token}`) addressed to `body.recipient`, who then
    * decides as that subject; audited as `approval.link-issued` (the token is never recorded).
@@ -96,7 +96,7 @@ export function createApprovalService(
       refuseReservedDecisionKeys(body.input)
       const key = idempotencyKey ?? null
       try {
-        const { approval } = await deps.approvals.decide(tenant, {
+        const { approval, replayed } = await deps.approvals.decide(tenant, {
           approvalId,
           subject: principal.subject,
           subjectScopes: [...principal.scopes],
@@ -109,7 +109,7 @@ export function createApprovalService(
           requestHash: key === null ? null : hashJson(body),
           context,
         })
-        return toApprovalView(approval)
+        return { approval: toApprovalView(approval), replayed }
       } catch (err) {
         throw asDecisionInputRefusal(err)
       }
