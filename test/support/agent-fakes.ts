@@ -231,11 +231,14 @@ export interface IdempotentService {
   /** How often each key's operation was carried out: once, for an idempotent caller. */
   executions(): Record<string, number>
   /**
-   * Holds the next request: `before-execution` holds it unexecuted (a caller that goes away
-   * leaves nothing done); `after-execution` carries it out and holds the answer (a caller that
-   * goes away loses it, as when a worker dies mid-call).
+   * Holds the next new request that `match` accepts: `before-execution` holds it unexecuted (a
+   * caller that goes away leaves nothing done); `after-execution` carries it out and holds the
+   * answer (a caller that goes away loses it, as when a worker dies mid-call).
    */
-  holdNext(phase: 'before-execution' | 'after-execution'): HeldRequest<ServiceRequest>
+  holdNext(
+    phase: 'before-execution' | 'after-execution',
+    match: (request: ServiceRequest) => boolean,
+  ): HeldRequest<ServiceRequest>
   close(): Promise<void>
 }
 
@@ -287,13 +290,12 @@ export async function startIdempotentService(): Promise<IdempotentService> {
     )
   })
   const host = await listen(server)
-  const holdAll = () => true
   return {
     url: `http://${host}`,
     host,
     requests: (key) => requests.get(key) ?? 0,
     executions: () => Object.fromEntries(executions),
-    holdNext: (phase) => (phase === 'before-execution' ? before : after).add(holdAll),
+    holdNext: (phase, match) => (phase === 'before-execution' ? before : after).add(match),
     close: () => close(server),
   }
 }

@@ -191,7 +191,8 @@ async function launch(
       if (!isAlive(api)) throw new Error(`the API exited early (${api.exitCode ?? api.signalCode})`)
       return (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true
     },
-    30_000,
+    // Loading the API's modules alone takes some 20 s on a busy 2-core machine.
+    60_000,
     'the API to be ready',
   )
 
