@@ -1,4 +1,5 @@
 import {
+  auditSigningKeyOf,
   databaseUrlsOf,
   HttpUrl,
   llmOf,
@@ -7,8 +8,13 @@ import {
   SharedEnv,
   withoutEmptyValues,
 } from '@weave/config'
+import type { KeyObject } from 'node:crypto'
 import { z } from 'zod'
-import { DEFAULT_MAX_STATE_BYTES, DEFAULT_SHUTDOWN_GRACE_MS } from './worker-options.js'
+import {
+  DEFAULT_ANCHOR_INTERVAL_MS,
+  DEFAULT_MAX_STATE_BYTES,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+} from './worker-options.js'
 
 const WorkerEnv = z.object({
   // Database, queues, steps' outside world, secrets and logging, as the API reads them.
@@ -43,6 +49,14 @@ const WorkerEnv = z.object({
   // Where approval links point: the API as the people clicking them reach it.
   WEAVE_PUBLIC_URL: HttpUrl.optional(),
   PORT: Port.default(3000),
+  // How often each audit chain that grew is anchored (0: never), and where anchors are sent.
+  WEAVE_AUDIT_ANCHOR_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .default(DEFAULT_ANCHOR_INTERVAL_MS),
+  WEAVE_AUDIT_ANCHOR_WEBHOOK_URL: HttpUrl.optional(),
 })
 
 /** Every environment variable the worker's configuration reads (the API's shared ones included). */
@@ -79,6 +93,8 @@ export interface WorkerConfig {
   secretsKey?: Buffer
   /** Base URL of approval links (`WEAVE_PUBLIC_URL`, else the API on 127.0.0.1:PORT). */
   publicUrl: string
+  /** Audit anchors; absent when no signing key is set nor derivable (no anchors then). */
+  auditAnchors?: { signingKey: KeyObject; intervalMs: number; webhookUrl?: string }
 }
 
 /** Thrown for an invalid environment; its message lists every problem. */
@@ -99,6 +115,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   const secretsKey = secretsKeyOf(e)
   const databaseUrls = databaseUrlsOf(e)
   const llm = llmOf(e)
+  const auditSigningKey = auditSigningKeyOf(e)
   return {
     databaseUrl: databaseUrls.runtime,
     migrateDatabaseUrl: databaseUrls.migrate,
@@ -126,5 +143,16 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     ...(llm ? { llm } : {}),
     ...(secretsKey ? { secretsKey } : {}),
     publicUrl: e.WEAVE_PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`,
+    ...(auditSigningKey
+      ? {
+          auditAnchors: {
+            signingKey: auditSigningKey,
+            intervalMs: e.WEAVE_AUDIT_ANCHOR_INTERVAL_MS,
+            ...(e.WEAVE_AUDIT_ANCHOR_WEBHOOK_URL
+              ? { webhookUrl: e.WEAVE_AUDIT_ANCHOR_WEBHOOK_URL }
+              : {}),
+          },
+        }
+      : {}),
   }
 }

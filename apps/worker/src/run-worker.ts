@@ -68,6 +68,7 @@ export async function runWorker(
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     publicUrl: config.publicUrl,
     ...(options.health ? { health: options.health } : {}),
+    ...(config.auditAnchors ? { auditAnchors: config.auditAnchors } : {}),
   })
   const close = async () => {
     await worker.close()

@@ -1,4 +1,4 @@
-import { createApprovalLifecycle, GraphRegistry, QUEUES } from '@weave/db'
+import { createApprovalLifecycle, createAuditSigner, GraphRegistry, QUEUES } from '@weave/db'
 import { createJobQueues, type DependencyHealth, type JobQueues } from '@weave/queue'
 import { Worker } from 'bullmq'
 import { Registry } from 'prom-client'
@@ -15,6 +15,7 @@ import { listenForDeliveries } from './webhooks/delivery-listener.js'
 import { watchWorkerDependencies } from './worker-health.js'
 import { DEFAULT_DELIVERY_SETTINGS } from './webhooks/delivery-settings.js'
 import {
+  DEFAULT_ANCHOR_INTERVAL_MS,
   DEFAULT_MAX_STATE_BYTES,
   DEFAULT_SHUTDOWN_GRACE_MS,
   type WorkerOptions,
@@ -112,7 +113,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   const workers = [
     new Worker(QUEUES.runs, runsProcessor(deps), workerOptions),
     new Worker(QUEUES.timers, timersProcessor(deps), workerOptions),
-    new Worker(QUEUES.maintenance, maintenanceProcessor(deps), {
+    new Worker(QUEUES.maintenance, maintenanceProcessor({ ...deps, ...auditAnchorsOf(o) }), {
       ...workerOptions,
       concurrency: 1,
     }),
@@ -166,6 +167,24 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     reschedule = setInterval(() => void schedule(), reconcileEvery)
     reschedule.unref()
   }
+  const anchorEvery = o.auditAnchors ? (o.auditAnchors.intervalMs ?? DEFAULT_ANCHOR_INTERVAL_MS) : 0
+  let rescheduleAnchors: NodeJS.Timeout | undefined
+  if (anchorEvery > 0) {
+    const schedule = () =>
+      queues.scheduleAuditAnchors(anchorEvery).catch((err: unknown) => {
+        if (health.report(err)) return
+        o.log.warn(
+          { err: errorSummary(err) },
+          'audit anchor schedule not set; it is set again later',
+        )
+      })
+    void schedule()
+    // Set again now and then, so a Redis that lost the scheduler gets it back.
+    rescheduleAnchors = setInterval(() => void schedule(), Math.min(anchorEvery, 300_000))
+    rescheduleAnchors.unref()
+  } else if (!o.auditAnchors) {
+    o.log.warn('no WEAVE_AUDIT_SIGNING_KEY: this worker anchors no audit chains')
+  }
   o.log.info(
     { queues: workers.map((w) => w.name), concurrency: workerOptions.concurrency },
     'worker started',
@@ -177,6 +196,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     runsInFlight: () => inflight.size,
     async close() {
       clearInterval(reschedule)
+      clearInterval(rescheduleAnchors)
       const listenerClosed = listener?.close()
       inflight.stopAll()
       const grace = setTimeout(
@@ -225,6 +245,17 @@ async function endConnections(worker: Worker): Promise<void> {
   const backend = worker.getBackend()
   for (const client of [backend.client, backend.blockingClient]) {
     if (client) (await client).disconnect()
+  }
+}
+
+function auditAnchorsOf(o: WorkerOptions) {
+  if (!o.auditAnchors) return {}
+  const { signingKey, webhookUrl } = o.auditAnchors
+  return {
+    auditAnchors: {
+      signer: createAuditSigner(signingKey),
+      ...(webhookUrl === undefined ? {} : { webhookUrl }),
+    },
   }
 }
 

@@ -2,6 +2,7 @@ import type { Database } from '@weave/db'
 import type { DependencyHealth } from '@weave/queue'
 import type { HandlerRegistry, HttpDeps, LlmDeps } from '@weave/spec'
 import type { ConnectionOptions } from 'bullmq'
+import type { KeyObject } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import type { DeliverySettings } from './webhooks/delivery-settings.js'
@@ -11,6 +12,9 @@ export const DEFAULT_MAX_STATE_BYTES = 4 * 1024 * 1024
 
 /** How long a shutdown lets steps in flight finish by default before aborting them. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000
+
+/** How often every audit chain that grew is anchored by default. */
+export const DEFAULT_ANCHOR_INTERVAL_MS = 3_600_000
 
 /** Everything a worker needs; the CLI builds it from the validated environment. */
 export interface WorkerOptions {
@@ -61,4 +65,10 @@ export interface WorkerOptions {
   health?: DependencyHealth
   /** How deliveries are attempted (defaults: 8 attempts, 1 s doubling up to 10 min, 10 s timeout). */
   webhooks?: Partial<DeliverySettings>
+  /**
+   * Audit anchors: the Ed25519 key that signs them (`WEAVE_AUDIT_SIGNING_KEY`), how often every
+   * grown chain is anchored (0: never; default 1 h) and where each anchor is sent. Without it this
+   * worker anchors nothing.
+   */
+  auditAnchors?: { signingKey: KeyObject; intervalMs?: number; webhookUrl?: string }
 }

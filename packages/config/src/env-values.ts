@@ -1,4 +1,4 @@
-import { parseSecretsKey } from '@weave/db'
+import { parseAuditSigningKey, parseSecretsKey } from '@weave/db'
 import { z } from 'zod'
 
 /**
@@ -48,3 +48,13 @@ export const SecretsKey = z.string().transform((text, ctx) => {
 export const QueuePrefix = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 characters of A-Z a-z 0-9 . _ -')
+
+/** An Ed25519 private key (PKCS#8 PEM or its 32-byte seed, hex or base64), as a KeyObject. */
+export const AuditSigningKey = z.string().transform((text, ctx) => {
+  try {
+    return parseAuditSigningKey(text)
+  } catch (err) {
+    ctx.issues.push({ code: 'custom', message: (err as Error).message, input: '(redacted)' })
+    return z.NEVER
+  }
+})

@@ -1,6 +1,8 @@
-import { deriveSecretsKey, resolveDatabaseUrls } from '@weave/db'
+import { deriveAuditSigningKey, deriveSecretsKey, resolveDatabaseUrls } from '@weave/db'
+import type { KeyObject } from 'node:crypto'
 import { z } from 'zod'
 import {
+  AuditSigningKey,
   HttpUrl,
   List,
   LogLevel,
@@ -33,6 +35,9 @@ export const SharedEnv = {
   // Secrets: encrypts webhook signing secrets; outside production it is derived from
   // WEAVE_JWT_SECRET when unset, so the API and workers of a development setup agree without it.
   WEAVE_SECRETS_KEY: SecretsKey.optional(),
+  // Signs the audit anchors (Ed25519); outside production it is derived from WEAVE_JWT_SECRET
+  // when unset, like the secrets key.
+  WEAVE_AUDIT_SIGNING_KEY: AuditSigningKey.optional(),
   LOG_LEVEL: LogLevel.default('info'),
   // How long a stop may take once signalled (beyond the shutdown grace of steps in flight) before
   // the process exits anyway, with the status that says it was forced.
@@ -81,4 +86,15 @@ export function llmOf(env: SharedValues): { baseUrl: string; apiKey?: string } |
     baseUrl: env.WEAVE_LLM_BASE_URL,
     ...(env.WEAVE_LLM_API_KEY ? { apiKey: env.WEAVE_LLM_API_KEY } : {}),
   }
+}
+
+/** The audit signing key: set, or derived from the development JWT secret outside production. */
+export function auditSigningKeyOf(
+  env: SharedValues & { WEAVE_JWT_SECRET?: string | undefined },
+): KeyObject | undefined {
+  if (env.WEAVE_AUDIT_SIGNING_KEY) return env.WEAVE_AUDIT_SIGNING_KEY
+  if (env.NODE_ENV !== 'production' && env.WEAVE_JWT_SECRET) {
+    return deriveAuditSigningKey(env.WEAVE_JWT_SECRET)
+  }
+  return undefined
 }

@@ -68,6 +68,13 @@ export type DeliverJob = z.infer<typeof DeliverJob>
 export const ReconcileJob = z.object({}).strict()
 export type ReconcileJob = z.infer<typeof ReconcileJob>
 
+/**
+ * `anchor-audit`: sign the head of every audit chain grown since its last anchor, then send the
+ * anchors not yet sent to the anchor webhook; fired by a job scheduler.
+ */
+export const AnchorAuditJob = z.object({}).strict()
+export type AnchorAuditJob = z.infer<typeof AnchorAuditJob>
+
 interface JobSpec<P extends z.ZodType> {
   queue: QueueName
   name: string
@@ -126,6 +133,12 @@ export const JOBS = {
     name: 'reconcile',
     payload: ReconcileJob,
     id: () => 'reconcile',
+  }),
+  anchorAudit: job({
+    queue: 'maintenance',
+    name: 'anchor-audit',
+    payload: AnchorAuditJob,
+    id: () => 'anchor-audit',
   }),
 } as const
 

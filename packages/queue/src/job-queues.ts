@@ -108,6 +108,8 @@ export interface JobQueues extends JobSink {
   scheduleReconciler(everyMs: number): Promise<void>
   /** Stops firing `reconcile` (the scheduler is removed for every worker). */
   unscheduleReconciler(): Promise<void>
+  /** Fires `anchor-audit` every `everyMs`, one job per tick for the whole cluster. */
+  scheduleAuditAnchors(everyMs: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -180,6 +182,13 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
     },
     async unscheduleReconciler() {
       await queues.maintenance.removeJobScheduler(reconcileScheduler)
+    },
+    async scheduleAuditAnchors(everyMs) {
+      await queues.maintenance.upsertJobScheduler(
+        'anchor-audit',
+        { every: everyMs },
+        { name: JOBS.anchorAudit.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
+      )
     },
     async close() {
       await Promise.all(Object.values(queues).map(closeQueue))

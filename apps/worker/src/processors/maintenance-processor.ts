@@ -1,17 +1,32 @@
 import type { Processor } from 'bullmq'
+import { runAnchorPass, type AuditAnchorDeps } from '../audit-anchors.js'
 import { reconcileOnce, type ReconcilerDeps } from '../reconciler.js'
 import { jobProcessor } from './job-processor.js'
 
 /**
- * Runs the reconciler's pass when the cluster-wide job scheduler fires `reconcile`: one worker
- * takes each tick. A pass that repaired something logs what.
+ * Runs the reconciler's pass when the cluster-wide job scheduler fires `reconcile`, and the audit
+ * anchor pass when it fires `anchor-audit`: one worker takes each tick. A pass that did something
+ * logs what. A worker without the audit signing key fails an `anchor-audit` job it takes, saying
+ * so; another worker takes the next tick.
  */
-export function maintenanceProcessor(deps: ReconcilerDeps): Processor {
-  return jobProcessor(deps.metrics, {
+export function maintenanceProcessor(
+  deps: ReconcilerDeps & { auditAnchors?: Omit<AuditAnchorDeps, 'database' | 'log'> },
+): Processor {
+  return jobProcessor<object>(deps.metrics, {
     reconcile: async () => {
       const report = await reconcileOnce(deps)
       const repaired = Object.values(report).reduce((sum, count) => sum + count, 0)
       if (repaired > 0) deps.log.info(report, 'reconciler pass repaired runs')
+      return report
+    },
+    anchorAudit: async () => {
+      if (!deps.auditAnchors) throw new Error('this worker has no WEAVE_AUDIT_SIGNING_KEY')
+      const report = await runAnchorPass({
+        ...deps.auditAnchors,
+        database: deps.database,
+        log: deps.log,
+      })
+      if (report.anchored + report.published > 0) deps.log.info(report, 'audit chains anchored')
       return report
     },
   })
