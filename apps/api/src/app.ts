@@ -23,6 +23,7 @@ import {
   errorHandlerPlugin,
   frameworkErrorHandler,
 } from './http/error-handler.js'
+import { lingeringClosePlugin } from './http/lingering-close.js'
 import { metricsListenerPlugin } from './http/metrics-listener.js'
 import { metricsPlugin } from './http/metrics.js'
 import { openApiPlugin } from './http/openapi.js'
@@ -110,6 +111,7 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
   })
 
   void app.register(errorHandlerPlugin, { ...renderOptions, health: deps.health })
+  void app.register(lingeringClosePlugin)
   void app.register(securityHeadersPlugin)
   const registry = deps.metrics ?? new Registry()
   void app.register(metricsPlugin, { registry })
