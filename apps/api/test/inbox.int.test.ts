@@ -92,7 +92,9 @@ describe('the approval link page', () => {
     const { cookie, field } = csrfOf(page)
     expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/)
     const form = { csrf: field, materialHash, decision: 'approve', comment: 'looks right' }
-    const done = expectPage(await post(path, form, { cookie }), 200)
+    // A browser's own form under `Referrer-Policy: no-referrer`: `Origin: null`, same-origin fetch.
+    const sameSite = { cookie, origin: 'null', 'sec-fetch-site': 'same-origin' }
+    const done = expectPage(await post(path, form, sameSite), 200)
     expect(done).toContain('Your approval is recorded: the approval is approved')
     const approval = await withTenant(h.database, tenant, (tx) => getApproval(tx, approvalId))
     expect(approval?.decisions.map((d) => [d.subject, d.decision, d.comment])).toEqual([
@@ -113,6 +115,7 @@ describe('the approval link page', () => {
     expectPage(await post(path, form, { cookie, origin: 'https://evil.example' }), 403)
     expectPage(await post(path, form, { cookie, 'sec-fetch-site': 'cross-site' }), 403)
     expectPage(await post(path, { ...form, csrf: 'x'.repeat(43) }, { cookie }), 403)
+    expectPage(await post(path, form, { cookie, origin: 'null' }), 403)
     const approval = await withTenant(h.database, tenant, (tx) => getApproval(tx, approvalId))
     expect(approval?.decisions).toEqual([])
     expect((await findApprovalToken(h.database, token))?.usedAt).toBeNull()

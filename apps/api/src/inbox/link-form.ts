@@ -32,7 +32,7 @@ export function csrfFor(request: FastifyRequest): { value: string; setCookie: st
 /**
  * Whether a link form's POST comes from the page this server rendered: the form's CSRF field
  * equals the cookie (compared in constant time), and what the browser says of the request's
- * origin, when it says anything, is this origin.
+ * origin (Origin, Sec-Fetch-Site), when it says anything, is this origin.
  */
 export function isSameOriginForm(request: FastifyRequest, field: string | undefined): boolean {
   const cookie = cookieOf(request, CSRF_COOKIE)
@@ -42,7 +42,10 @@ export function isSameOriginForm(request: FastifyRequest, field: string | undefi
   if (a.length !== b.length || !timingSafeEqual(a, b)) return false
   const site = request.headers['sec-fetch-site']
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false
+  // Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` even for its own form;
+  // Sec-Fetch-Site then says whether it was.
   const origin = request.headers.origin
+  if (origin === 'null') return site === 'same-origin'
   return origin === undefined || origin === `${request.protocol}://${request.host}`
 }
 
