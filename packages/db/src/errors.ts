@@ -19,6 +19,7 @@ export type DbErrorCode =
   | 'decision-input-invalid'
   | 'checkpoint-behind'
   | 'approval-not-usable'
+  | 'thread-busy'
 
 /** Base class of the errors `@weave/db` throws on purpose. */
 export class DbError extends Error {
@@ -123,5 +124,16 @@ export class DecisionInputError extends DbError {
   override name = 'DecisionInputError'
   constructor(readonly problems: Array<{ path: string; message: string }>) {
     super('decision-input-invalid', 'the decision input does not match the approval step schema')
+  }
+}
+
+/** A thread whose strategy is `reject` already has an active run: the one named. */
+export class ThreadBusyError extends DbError {
+  override name = 'ThreadBusyError'
+  constructor(
+    readonly threadKey: string,
+    readonly activeRunId: string,
+  ) {
+    super('thread-busy', `thread ${threadKey} has an active run ${activeRunId}`)
   }
 }

@@ -44,6 +44,10 @@ export interface CreateRunInput {
   forkedSeq?: number | null
   /** Age after which a key no longer returns its original run (default `IDEMPOTENCY_TTL_MS`). */
   idempotencyTtlMs?: number
+  /** A thread's run: its thread, its number there, and the run whose state it starts from. */
+  thread?: { id: string; seq: number; baseRunId: string | null; held: boolean }
+  /** The schedule whose firing starts the run. */
+  scheduleId?: string | null
 }
 
 /** A created run, or the one an idempotency key already names (`created: false`). */
@@ -72,6 +76,11 @@ export async function createRun(tx: TenantTx, input: CreateRunInput): Promise<Cr
     requestHash: input.requestHash ?? null,
     forkedFrom: input.forkedFrom ?? null,
     forkedSeq: input.forkedSeq ?? null,
+    threadId: input.thread?.id ?? null,
+    threadSeq: input.thread?.seq ?? null,
+    baseRunId: input.thread?.baseRunId ?? null,
+    held: input.thread?.held ?? false,
+    scheduleId: input.scheduleId ?? null,
   }
   if (key === null) {
     const [run] = await tx.db.insert(runs).values(values).returning()
@@ -266,7 +275,8 @@ export async function claimRun(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
         or(
-          from.length > 0 ? inArray(runs.status, [...from]) : undefined,
+          // A held run waits for its thread's active run to end (threads.ts).
+          from.length > 0 ? and(inArray(runs.status, [...from]), eq(runs.held, false)) : undefined,
           and(eq(runs.status, 'running'), eq(runs.leaseJob, jobId)),
         ),
       ),

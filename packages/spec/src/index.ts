@@ -56,6 +56,7 @@ export { compileTemplate, templateSyntaxErrors, type CompiledTemplate } from './
 export { withoutProtocolKeys, isProtocolKey } from './json-value.js'
 export { specTopology, type Topology, type TopologyNode, type TopologyEdge } from './topology.js'
 export { compileGraph, type CompiledGraph } from './compile-graph.js'
+export { buildMergeConfig } from './merge-config.js'
 export type { CompileDeps, HttpDeps, LlmDeps, McpDeps, ApprovalDecisions } from './compile-deps.js'
 export { pinMcpTools, type McpPinResult } from './pin-mcp-tools.js'
 export { mcpToolDigest, type McpListingDeps, type McpToolListing } from './steps/agent-mcp.js'

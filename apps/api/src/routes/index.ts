@@ -7,6 +7,7 @@ import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
 import { runRoutes } from './runs.js'
+import { threadRoutes } from './threads.js'
 import { schemaRoutes } from './schemas.js'
 import { webhookRoutes } from './webhooks.js'
 
@@ -20,6 +21,7 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   graphRoutes,
   runRoutes,
   runEventRoutes,
+  threadRoutes,
   approvalRoutes,
   approvalHookRoutes,
   auditRoutes,

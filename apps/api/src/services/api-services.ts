@@ -12,12 +12,14 @@ import {
   type RunEventStreams,
 } from './run-event-stream.js'
 import { createRunService, type RunService } from './run-service.js'
+import { createThreadService, type ThreadService } from './thread-service.js'
 import { createWebhookService, type WebhookService } from './webhook-service.js'
 
 /** The services every resource route plugin receives as its options. */
 export interface ApiServices {
   graphs: GraphService
   runs: RunService
+  threads: ThreadService
   runEvents: RunEventStreams
   approvals: ApprovalService
   approvalHooks: ApprovalHookService
@@ -73,6 +75,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
         : { specBodyLimitBytes: deps.specBodyLimitBytes }),
     }),
     runs,
+    threads: createThreadService(serviceDeps),
     runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
     approvals: createApprovalService(serviceDeps, {
       publicUrl: deps.publicUrl ?? 'http://127.0.0.1:3000',

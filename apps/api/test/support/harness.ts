@@ -29,7 +29,7 @@ export const ALL_SCOPES: readonly Scope[] = [
 
 /** What one request sends. */
 export interface Call {
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   url: string
   token?: string
   body?: unknown

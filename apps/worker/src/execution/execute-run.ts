@@ -3,6 +3,7 @@ import {
   isDatabaseUnavailable,
   StepRefusedError,
   transitionRun,
+  readyThreadRuns,
   renewRunLease,
   withTenant,
   type ApprovalLifecycle,
@@ -12,9 +13,10 @@ import {
   type RunRow,
   type RunStatus,
 } from '@weave/db'
-import type { RunResult } from '@weave/kernel'
+import type { RunResult, State } from '@weave/kernel'
 import type { Flight, Inflight } from '../inflight.js'
 import { applyStop, type StopOutcome } from './apply-stop.js'
+import { threadStartState } from './thread-state.js'
 import { claimExecution, type ClaimedRun, type Execution } from './claim-run.js'
 import { ExecutionStore } from './execution-store.js'
 import { findCause, isInfrastructureFailure, LeaseLostError } from './step-hooks.js'
@@ -61,7 +63,7 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
     return null
   })
   if (!compiled) return { outcome: 'failed', stopReason: 'error', steps: 0 }
-  const { graph } = compiled
+  const { graph, spec } = compiled
   const flight = await deps.inflight.begin({
     tenant: run.tenantId,
     runId: run.id,
@@ -77,12 +79,17 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
   })
   const renewal = renewClaim(deps, flight)
   try {
-    const result = await runKernel(graph, claimed, store, flight.controller.signal)
+    const start =
+      run.threadId !== null && claimed.atSeq === 0
+        ? await threadStartState(deps.database, run, spec)
+        : null
+    const result = await runKernel(graph, claimed, store, flight.controller.signal, start)
     if (findCause(result.error, (e): e is LeaseLostError => isLeaseLost(e))) {
       return { outcome: 'superseded' }
     }
     if (isInfrastructureStop(result)) return { outcome: 'unavailable', error: result.error! }
     const outcome = await applyStop(deps, run, flight, result)
+    if (run.threadId !== null && ENDED.includes(outcome)) await startNextThreadRun(deps, run)
     return { outcome, stopReason: result.stopReason, steps: result.steps }
   } finally {
     clearInterval(renewal)
@@ -96,11 +103,13 @@ function runKernel(
   claimed: ClaimedRun,
   store: ExecutionStore,
   signal: AbortSignal,
+  threadState: State | null,
 ): Promise<RunResult> {
   const { run } = claimed
   if (claimed.atSeq > 0) {
     return graph.resume(run.id, claimed.input, { store, signal, atSeq: claimed.atSeq })
   }
+  if (threadState) return graph.run(threadState, { runId: run.id, store, signal })
   const input = { ...(run.input as Record<string, never>), ...claimed.input }
   if (run.forkedFrom && run.forkedSeq !== null) {
     return graph.resumeAt(run.forkedFrom, run.forkedSeq, input, { store, signal, newRunId: run.id })
@@ -123,6 +132,26 @@ function renewClaim(deps: ExecuteDeps, flight: Flight): NodeJS.Timeout {
   }, deps.leaseRenewMs)
   timer.unref()
   return timer
+}
+
+const ENDED: readonly StopOutcome[] = ['completed', 'failed', 'cancelled']
+
+/**
+ * Enqueues the thread's run that the end of this one released (weave_release_thread_run did, in
+ * the transaction that ended it). A failed enqueue only delays it: the reconciler adds the job of
+ * a queued run that has none.
+ */
+async function startNextThreadRun(deps: ExecuteDeps, run: RunRow): Promise<void> {
+  const threadId = run.threadId as string
+  try {
+    const ready = await withTenant(deps.database, run.tenantId, (tx) =>
+      readyThreadRuns(tx, threadId),
+    )
+    for (const next of ready)
+      await deps.jobs.enqueue('run', { runId: next.id, tenant: run.tenantId })
+  } catch {
+    // Left to the reconciler, as above.
+  }
 }
 
 function isLeaseLost(e: Error): e is LeaseLostError {

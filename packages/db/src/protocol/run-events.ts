@@ -27,6 +27,11 @@ export const RUN_EVENT_DATA = {
     version: z.int(),
     forkedFrom: z.uuid().optional(),
     forkedSeq: z.int().optional(),
+    /** The thread the run belongs to, and whether it waits for the thread's active run. */
+    thread: z.string().optional(),
+    held: z.boolean().optional(),
+    /** The schedule whose firing started the run. */
+    schedule: z.uuid().optional(),
   }),
   'run.started': z.object({}),
   'step.completed': z.object({
