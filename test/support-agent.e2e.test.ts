@@ -151,7 +151,7 @@ describe('the README support agent walk-through, run as written', () => {
       ...(weavePort === WEAVE_PORT ? {} : { PORT: String(weavePort) }),
     }
     const ready = async () => (await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok === true
-    ;[weave, model] = await Promise.all([
+    const started = await Promise.allSettled([
       startWatched('bash', ['-c', asWritten(walk.weave.code)], {
         ready,
         what: 'npm start (the first terminal)',
@@ -164,6 +164,10 @@ describe('the README support agent walk-through, run as written', () => {
         env,
       }),
     ])
+    // Each one that started is kept, so afterAll stops it even when the other failed.
+    if (started[0].status === 'fulfilled') weave = started[0].value
+    if (started[1].status === 'fulfilled') model = started[1].value
+    for (const result of started) if (result.status === 'rejected') throw result.reason
     shell = startShell(env)
   })
   afterAll(async () => {
