@@ -22,7 +22,8 @@ import { waitUntil } from './support/wait-until.js'
 // whose worker is killed with SIGKILL at each point of the loop, then taken over by a fresh
 // worker. Each kill point is reached by holding something until the worker is dead, never by
 // sleeping:
-//   (a) before the model call: the first turn's request is held, unanswered;
+//   (a) before the model call, that is before the model answered: the first turn's request
+//       is held, unanswered;
 //   (b) after the model replied, before its reply is checkpointed: the reply is delivered while
 //       the test holds the run's row, so the checkpoint write waits (and dies with the worker);
 //   (c) after the model reply is checkpointed: its `agent.message` event is recorded (events
@@ -215,7 +216,7 @@ describe('an agent loop whose worker is killed with SIGKILL', () => {
     await held.abandoned
   }
 
-  it('(a) killed before the model call: the new worker asks the first turn once', async () => {
+  it('(a) killed before the model answered: the new worker asks the first turn once', async () => {
     const name = 'a'
     const firstTurn = model.holdNext((r) => r.conversation === conversationOf(name) && r.turn === 0)
     const runId = await startRun(name)
