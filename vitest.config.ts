@@ -38,7 +38,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/**/*.e2e.test.ts'],
+          include: ['test/**/*.e2e.test.ts', 'packages/*/test/**/*.e2e.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

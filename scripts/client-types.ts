@@ -27,6 +27,8 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 const ast = await openapiTS(document, {
   exportType: false,
   alphabetize: false,
+  // A default is what the server fills in when a request leaves the field out: not required.
+  defaultNonNullable: false,
   transform: (_schema, metadata) =>
     metadata.path === '#/components/schemas/JsonValue'
       ? ts.factory.createTypeReferenceNode('JsonValue')

@@ -281,7 +281,7 @@ export function createWeaveClient(options: WeaveClientOptions) {
     /**
      * Decides `approval` on exactly what the decider was shown: its `materialHash` is sent, so a
      * title or details changed since it was read make Weave refuse with 409
-     * (`approval-material-changed`) instead of recording a decision on something else.
+     * (`material-mismatch`) instead of recording a decision on something else.
      */
     decide(
       approval: Pick<Approval, 'id' | 'materialHash'>,

@@ -241,6 +241,64 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/audit/anchors': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List the signed heads of the tenant's audit chain, newest first */
+    get: operations['listAuditAnchors']
+    put?: never
+    /**
+     * Sign the head of the tenant's audit chain now
+     * @description Stores a signed anchor of the current head (seq 0 for an empty chain); the worker sends it to the anchor webhook at its next pass. It signs only what exists, so `audit:read` suffices.
+     */
+    post: operations['createAuditAnchor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/audit/export': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Export the tenant's audit chain with its newest anchor, as NDJSON
+     * @description One JSON object a line: the newest anchor first (`type: "audit-anchor"`, when there is one), then every event up to the head in seq order (`type: "audit-event"`). `weave audit verify-export <file> --public-key <key>` checks it offline.
+     */
+    get: operations['exportAuditLog']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/audit/keys': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get the public key audit anchors are signed with */
+    get: operations['listAuditKeys']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/audit/verify': {
     parameters: {
       query?: never
@@ -507,6 +565,78 @@ export interface paths {
      * @description A run waiting on an input step takes `input` as its answer (checked against the step's schema) and goes on; a failed run is retried from its last checkpoint, with `input` merged into its state first. A run waiting on an approval or a timer is not resumed here (409).
      */
     post: operations['resumeRun']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/threads': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the tenant's threads, newest first
+     * @description Threads that are not archived, without their state, optionally only those of one `status` or whose metadata contains the JSON object `metadata`; paged with `limit` and `cursor`.
+     */
+    get: operations['listThreads']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/threads/{key}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a thread with its latest state and active run
+     * @description The thread's status, its active run, and the latest state of its newest run: what the next run starts from.
+     */
+    get: operations['getThread']
+    /**
+     * Create a thread, or update its metadata and strategy
+     * @description Creates the thread `key` for a graph (201), or answers the existing one (200) with the `metadata` and `strategy` sent replacing its own. A thread of another graph, or an archived one, is 409.
+     */
+    put: operations['putThread']
+    post?: never
+    /**
+     * Archive a thread
+     * @description Archives a thread with no active run (409 otherwise); it takes no more runs and leaves the lists, and its key stays taken. Audited.
+     */
+    delete: operations['archiveThread']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/threads/{key}/runs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a thread's runs, newest first
+     * @description The thread's runs without their state, newest first; paged.
+     */
+    get: operations['listThreadRuns']
+    put?: never
+    /**
+     * Start a run from the thread's latest state
+     * @description Starts a run that begins from the thread's latest state with `input` merged in by the graph's merge policies. While another run of the thread is active, the `strategy` (the request's, else the thread's) decides: `reject` answers 409 naming it in `activeRun`; `enqueue` holds the run until the runs before it ended; `interrupt` stops the active run at its next step boundary and continues from its progress; `rollback` cancels it and starts from the state before it.
+     */
+    post: operations['startThreadRun']
     delete?: never
     options?: never
     head?: never
@@ -1168,6 +1298,47 @@ export interface components {
     }
     /**
      * @example {
+     *       "id": "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a",
+     *       "tenant": "acme",
+     *       "seq": 12,
+     *       "hash": "2e1f0d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f1",
+     *       "at": "2025-01-31T10:00:00.000Z",
+     *       "keyId": "9f86d081884c7d65",
+     *       "signature": "q1xBvHFVQcLT2Nf8m6uYj2rB0d9m1Kx5QyUo6dJm0vGxMxJ3o6Qx5Bz8pQ7sV2wF1nR4tY6uI8oP0aS2dF4gHA",
+     *       "createdBy": "system",
+     *       "publishedAt": "2025-01-31T10:00:01.000Z"
+     *     }
+     */
+    AuditAnchor: {
+      /** Format: uuid */
+      id: string
+      tenant: string
+      /** @description The chain had this many events (0: none) */
+      seq: number
+      /** @description The hash of event `seq` (the genesis hash for 0) */
+      hash: string
+      /**
+       * Format: date-time
+       * @description When it was signed
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      at: string
+      /** @description The signing key, as `GET /v1/audit/keys` names it */
+      keyId: string
+      /** @description Ed25519 over the canonical JSON of `{type: "weave.audit-anchor.v1", tenant, seq, hash, at}`, base64url */
+      signature: string
+      /** @description `system` for a scheduled anchor */
+      createdBy: string
+      /** @description When the anchor webhook accepted it; null while not sent */
+      publishedAt: string | null
+    }
+    AuditAnchorPage: {
+      items: components['schemas']['AuditAnchor'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
+    }
+    /**
+     * @example {
      *       "id": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
      *       "seq": 12,
      *       "at": "2025-01-31T09:30:00.000Z",
@@ -1210,24 +1381,134 @@ export interface components {
       prevHash: string
       hash: string
     }
+    /** @description A line of the export: first the newest anchor (when there is one), then every event in seq order */
+    AuditExportLine:
+      | {
+          /** Format: uuid */
+          id: string
+          tenant: string
+          /** @description The chain had this many events (0: none) */
+          seq: number
+          /** @description The hash of event `seq` (the genesis hash for 0) */
+          hash: string
+          /**
+           * Format: date-time
+           * @description When it was signed
+           * @example 2025-01-31T09:30:00.000Z
+           */
+          at: string
+          /** @description The signing key, as `GET /v1/audit/keys` names it */
+          keyId: string
+          /** @description Ed25519 over the canonical JSON of `{type: "weave.audit-anchor.v1", tenant, seq, hash, at}`, base64url */
+          signature: string
+          /** @description `system` for a scheduled anchor */
+          createdBy: string
+          /** @constant */
+          type: 'audit-anchor'
+        }
+      | {
+          /** Format: uuid */
+          id: string
+          seq: number
+          /**
+           * Format: date-time
+           * @example 2025-01-31T09:30:00.000Z
+           */
+          at: string
+          tenant: string
+          actor: string
+          action: string
+          target: {
+            kind: string
+            id: string
+          }
+          requestId: string | null
+          ip: string | null
+          details: unknown
+          prevHash: string
+          hash: string
+          /** @constant */
+          type: 'audit-event'
+        }
+    /**
+     * @example {
+     *       "keys": [
+     *         {
+     *           "keyId": "9f86d081884c7d65",
+     *           "algorithm": "Ed25519",
+     *           "publicKey": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+     *           "pem": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n"
+     *         }
+     *       ]
+     *     }
+     */
+    AuditKeys: {
+      /** @description The key anchors are signed with; empty when this server signs none */
+      keys: components['schemas']['AuditPublicKey'][]
+    }
     AuditPage: {
       items: components['schemas']['AuditEvent'][]
       /** @description Pass as `cursor` for the next page; null on the last page */
       nextCursor: string | null
     }
+    AuditPublicKey: {
+      keyId: string
+      /** @constant */
+      algorithm: 'Ed25519'
+      /** @description The raw 32-byte key, base64url */
+      publicKey: string
+      /** @description The same key as an SPKI PEM */
+      pem: string
+    }
     /**
      * @example {
      *       "ok": true,
-     *       "checked": 42
+     *       "checked": 42,
+     *       "anchor": {
+     *         "seq": 40,
+     *         "hash": "2e1f0d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f1",
+     *         "at": "2025-01-31T10:00:00.000Z",
+     *         "keyId": "9f86d081884c7d65"
+     *       }
+     *     }
+     * @example {
+     *       "ok": false,
+     *       "checked": 38,
+     *       "anchor": {
+     *         "seq": 40,
+     *         "hash": "2e1f0d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f1",
+     *         "at": "2025-01-31T10:00:00.000Z",
+     *         "keyId": "9f86d081884c7d65"
+     *       },
+     *       "problem": "truncated",
+     *       "firstBadSeq": 39
      *     }
      */
     AuditVerification: {
       ok: boolean
       /** @description Events read, up to and including a bad one */
       checked: number
+      /** @description The newest anchor (highest seq signed) the chain was checked against; null without one */
+      anchor: {
+        seq: number
+        hash: string
+        /**
+         * Format: date-time
+         * @example 2025-01-31T09:30:00.000Z
+         */
+        at: string
+        keyId: string
+      } | null
+      /**
+       * @description `truncated`: the chain ends before the anchor's seq; `gap`: an event in the middle is missing; `edited`: an event was changed (or rewritten with a recomputed hash); `reordered`: an intact event sits at another seq; `anchor-invalid`: the anchor's signature does not verify
+       * @enum {string}
+       */
+      problem?: 'truncated' | 'gap' | 'edited' | 'reordered' | 'anchor-invalid'
+      /** @description The first wrong seq; for a gap or a truncation, the first missing one */
+      firstBadSeq?: number
       /**
        * Format: uuid
-       * @description The first event that breaks the chain
+       * @description The event at `firstBadSeq`, if any
        */
       firstBadId?: string
     }
@@ -1384,7 +1665,7 @@ export interface components {
     FieldError: {
       /**
        * @description JSON Pointer into the request, starting with /body, /query, /params or /headers
-       * @example /body/input/email
+       * @example /body/input/amount
        */
       path: string
       message: string
@@ -1451,7 +1732,7 @@ export interface components {
         stepBudget?: number
       }
       /** @default -1 */
-      history: number
+      history?: number
     }
     GraphSummary: {
       name: string
@@ -1608,7 +1889,7 @@ export interface components {
        * @description The link's lifetime; never beyond the approval's own expiry
        * @default 259200
        */
-      expiresInSeconds: number
+      expiresInSeconds?: number
     }
     JsonValue: JsonValue
     LlmStep: {
@@ -1637,6 +1918,11 @@ export interface components {
             else?: string | null
           }
     }
+    /**
+     * @description `reject`: 409 naming the active run; `enqueue`: runs after the active ones, from the last one's final state; `interrupt`: the active run stops at its next step boundary keeping its progress, and the new run starts from there; `rollback`: the active run is cancelled and the new run starts from the state before it
+     * @enum {string}
+     */
+    MultitaskStrategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback'
     /**
      * @example {
      *       "type": "/problems/not-ready",
@@ -1764,6 +2050,33 @@ export interface components {
       errors?: components['schemas']['FieldError'][]
     } & {
       [key: string]: unknown
+    }
+    /**
+     * @example {
+     *       "graph": "support",
+     *       "metadata": {
+     *         "customer": "c_42"
+     *       },
+     *       "strategy": "enqueue"
+     *     }
+     */
+    PutThreadBody: {
+      /** @example refunds */
+      graph: string
+      /** @description Pins the thread's runs to this version; default: each run takes the latest */
+      version?: number
+      /**
+       * @description Free-form JSON object the caller filters threads by
+       * @example {
+       *       "customer": "c_42",
+       *       "channel": "email"
+       *     }
+       */
+      metadata?: {
+        [key: string]: unknown
+      }
+      /** @description Default `reject` */
+      strategy?: components['schemas']['MultitaskStrategy']
     }
     /**
      * @example {
@@ -2122,7 +2435,7 @@ export interface components {
        */
       at: string
     }
-    /** @description An event as recorded, for data written before its type's schema. `run.queued` { graph, version, forkedFrom?, forkedSeq? }; `run.started` {}; `step.completed` { step, seq }; `run.waiting` a WaitingOn; `approval.requested` { approvalId, step, title, details, materialHash, required, expiresAt }; `approval.decided` { approvalId, step, status, by, decision, comment }; `run.resumed` { reason }; `run.completed` { steps, lastStep }; `run.failed` { name, message, step, stopReason }; `run.cancelled` { by }; `agent.message` { step, turn, content, toolCalls }; `tool.requested` { step, callId, tool, arguments }; `tool.decided` { step, callId, tool, approvalId, status }; `tool.completed` { step, callId, tool, readOnly, argumentsDigest, approvalId, edited }; `tool.denied` { step, callId, tool, reason }; `agent.stopped` { step, reason, usage } */
+    /** @description An event as recorded, for data written before its type's schema. `run.queued` { graph, version, forkedFrom?, forkedSeq?, thread?, held?, schedule? }; `run.started` {}; `step.completed` { step, seq }; `run.waiting` a WaitingOn; `approval.requested` { approvalId, step, title, details, materialHash, required, expiresAt }; `approval.decided` { approvalId, step, status, by, decision, comment }; `run.resumed` { reason }; `run.completed` { steps, lastStep }; `run.failed` { name, message, step, stopReason }; `run.cancelled` { by }; `agent.message` { step, turn, content, toolCalls }; `tool.requested` { step, callId, tool, arguments }; `tool.decided` { step, callId, tool, approvalId, status }; `tool.completed` { step, callId, tool, readOnly, argumentsDigest, approvalId, edited }; `tool.denied` { step, callId, tool, reason }; `agent.stopped` { step, reason, usage } */
     RunEvent_recorded: {
       id: number
       type: string
@@ -2190,6 +2503,10 @@ export interface components {
         /** Format: uuid */
         forkedFrom?: string
         forkedSeq?: number
+        thread?: string
+        held?: boolean
+        /** Format: uuid */
+        schedule?: string
       }
       /**
        * Format: date-time
@@ -2452,9 +2769,36 @@ export interface components {
        *       "customer": "c_42"
        *     }
        */
-      input: {
+      input?: {
         [key: string]: unknown
       }
+    }
+    /**
+     * @example {
+     *       "input": {
+     *         "messages": [
+     *           {
+     *             "role": "user",
+     *             "content": "Where is my parcel?"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    StartThreadRunBody: {
+      /**
+       * @description Merged into the thread's latest state by the graph's merge policies when the run starts
+       * @default {}
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      input?: {
+        [key: string]: unknown
+      }
+      /** @description For this request only; default: the thread's strategy */
+      strategy?: components['schemas']['MultitaskStrategy']
     }
     /** @description A step of the graph; `kind` says which */
     Step:
@@ -2493,6 +2837,139 @@ export interface components {
             }[]
             else?: string | null
           }
+    }
+    Thread: {
+      key: string
+      graph: string
+      /** @description The pinned version; null: the latest */
+      version: number | null
+      /**
+       * @description A JSON object
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      metadata: {
+        [key: string]: unknown
+      }
+      strategy: components['schemas']['MultitaskStrategy']
+      /**
+       * @description `idle`: no active run; `busy`: a run is queued or running; `waiting`: it waits
+       * @enum {string}
+       */
+      status: 'idle' | 'busy' | 'waiting'
+      /** @description The run now active; null when idle */
+      activeRun: components['schemas']['RunSummary'] | null
+      /**
+       * @description The latest state of the thread's newest run (what the next run starts from), without the engine's `__` keys
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      state: {
+        [key: string]: unknown
+      }
+      createdBy: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      updatedAt: string
+    }
+    ThreadPage: {
+      items: components['schemas']['ThreadSummary'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
+    }
+    ThreadRun: {
+      /** Format: uuid */
+      id: string
+      graph: string
+      version: number
+      /** @enum {string} */
+      status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
+      stopReason: string | null
+      lastStep: string | null
+      steps: number
+      /** @description Why a failed run failed; null otherwise */
+      error: unknown
+      waitingOn: components['schemas']['WaitingOn'] | null
+      cancelRequested: boolean
+      createdBy: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      updatedAt: string
+      finishedAt: string | null
+      forkedFrom: string | null
+      forkedSeq: number | null
+      /**
+       * @description The latest checkpoint's state without the engine's `__` keys ({} before one)
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      state: {
+        [key: string]: unknown
+      }
+      /** @description Ids of pending approvals */
+      pendingApprovals: string[]
+      thread: string
+      /** @description True while it waits for the thread's active run */
+      held: boolean
+    }
+    ThreadRunPage: {
+      items: components['schemas']['RunSummary'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
+    }
+    ThreadSummary: {
+      key: string
+      graph: string
+      /** @description The pinned version; null: the latest */
+      version: number | null
+      /**
+       * @description A JSON object
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      metadata: {
+        [key: string]: unknown
+      }
+      strategy: components['schemas']['MultitaskStrategy']
+      /**
+       * @description `idle`: no active run; `busy`: a run is queued or running; `waiting`: it waits
+       * @enum {string}
+       */
+      status: 'idle' | 'busy' | 'waiting'
+      createdBy: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      updatedAt: string
+      activeRunId: string | null
     }
     /**
      * @example {
@@ -2913,6 +3390,10 @@ export interface components {
         /** Format: uuid */
         forkedFrom?: string
         forkedSeq?: number
+        thread?: string
+        held?: boolean
+        /** Format: uuid */
+        schedule?: string
         /**
          * Format: uuid
          * @description The run the event belongs to
@@ -3931,6 +4412,261 @@ export interface operations {
         }
         content: {
           'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listAuditAnchors: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuditAnchorPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createAuditAnchor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuditAnchor']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description A dependency is unavailable; see Retry-After */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the request again, when the dependency is expected back */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  exportAuditLog: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The export: one `AuditExportLine` a line */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/x-ndjson': components['schemas']['AuditExportLine']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listAuditKeys: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuditKeys']
         }
       }
       /** @description Missing or invalid bearer token */
@@ -5342,6 +6078,551 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again, when the dependency is expected back */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listThreads: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+        /** @description `idle`: no active run; `busy`: a run is queued or running; `waiting`: it waits */
+        status?: 'idle' | 'busy' | 'waiting'
+        /**
+         * @description A JSON object: only threads whose metadata contains it
+         * @example {"customer":"c_42"}
+         */
+        metadata?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ThreadPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getThread: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Thread']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  putThread: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PutThreadBody']
+      }
+    }
+    responses: {
+      /** @description The existing thread */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Thread']
+        }
+      }
+      /** @description The thread was created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Thread']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  archiveThread: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The thread is archived */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listThreadRuns: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ThreadRunPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  startThreadRun: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartThreadRunBody']
+      }
+    }
+    responses: {
+      /** @description The run is queued (or held, `held: true`) */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ThreadRun']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
           'Retry-After'?: number
           'X-Request-Id': components['headers']['XRequestId']
           [name: string]: unknown
