@@ -32,13 +32,12 @@ export interface AuditInput extends AuditContext {
  * gap-free chain (audit.int.test.ts); call it last in a transaction to hold that lock briefly.
  */
 export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<AuditEvent> {
-  await tx.db.execute(sql`select pg_advisory_xact_lock(hashtext(${'audit:' + tx.tenant}))`)
-  const [last] = await tx.db
-    .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-    .from(auditEvents)
-    .where(eq(auditEvents.tenantId, tx.tenant))
-    .orderBy(desc(auditEvents.seq))
-    .limit(1)
+  // The chain's lock and its head in one round trip (weave_audit_head, migration 0018).
+  const head = await tx.db.execute<{ seq: string | number; hash: string }>(
+    sql`select seq, hash from weave_audit_head(${tx.tenant})`,
+  )
+  const row = head.rows[0]
+  const last = row ? { seq: Number(row.seq), hash: row.hash } : undefined
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
   const unhashed: Omit<AuditEvent, 'hash'> = {

@@ -1,5 +1,13 @@
 import type { Json } from '@weave/kernel'
-import { appendRunEvent, createRun, hashJson, listRunEvents, listRuns, withTenant } from '@weave/db'
+import {
+  appendRunEvent,
+  createRun,
+  hashJson,
+  listRunEvents,
+  listRuns,
+  readRunWithPending,
+  withTenant,
+} from '@weave/db'
 import { GraphSpec, validateRunInput } from '@weave/spec'
 import type { Principal } from '../auth/principal.js'
 import { BadRequestError, NotFoundError } from '../http/app-errors.js'
@@ -20,7 +28,7 @@ import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { createRunActions, type RunActions } from './run-actions.js'
 import { toRunEvent } from './run-event-stream.js'
 import { runnableVersion } from './runnable-graph.js'
-import { pendingApprovalIds, requireRun, toRunSummary, toRunView } from './run-views.js'
+import { requireRun, toRunSummary, toRunView } from './run-views.js'
 import { auditRequest } from './audit-request.js'
 
 /** Runs as the API offers them: start, read, and (see {@link RunActions}) steer. */
@@ -55,12 +63,12 @@ export function createRunService(deps: ServiceDeps): RunService {
   const { database, registry } = deps
 
   async function get(tenant: string, id: string): Promise<RunView> {
-    const { run, pending } = await withTenant(database, tenant, async (tx) => {
-      const run = await requireRun(tx, id)
-      return { run, pending: await pendingApprovalIds(tx, run.id) }
-    })
+    // One statement for the run and its pending approvals, one for its latest checkpoint.
+    const found = await readRunWithPending(database, tenant, id)
+    if (!found) throw new NotFoundError(`No run ${id}.`, { problem: 'run-not-found' })
+    const { run, pendingApprovals } = found
     const checkpoint = await readCheckpoint(tenantStore(database, tenant), run.graphName, run.id)
-    return toRunView(run, visibleState(checkpoint), pending)
+    return toRunView(run, visibleState(checkpoint), pendingApprovals)
   }
 
   return {

@@ -1,4 +1,4 @@
-import { getRun, listApprovals, readWaitingOn, type RunRow, type TenantTx } from '@weave/db'
+import { getRun, readWaitingOn, type RunRow, type TenantTx } from '@weave/db'
 import { NotFoundError } from '../http/app-errors.js'
 import type { JsonObject } from '../schemas/common.js'
 import type { RunSummary, RunView } from '../schemas/runs.js'
@@ -28,15 +28,6 @@ export function toRunSummary(run: RunRow): RunSummary {
 /** A run row with its state and pending approvals. */
 export function toRunView(run: RunRow, state: JsonObject, pendingApprovals: string[]): RunView {
   return { ...toRunSummary(run), state, pendingApprovals }
-}
-
-// A run has at most a handful of pending approvals (one per suspended step); 200 is the page cap.
-const PENDING_LIMIT = 200
-
-/** Ids of a run's pending approvals, newest first. */
-export async function pendingApprovalIds(tx: TenantTx, runId: string): Promise<string[]> {
-  const page = await listApprovals(tx, { runId, status: 'pending', limit: PENDING_LIMIT })
-  return page.items.map((approval) => approval.id)
 }
 
 /**

@@ -1,10 +1,4 @@
-import {
-  getGraph,
-  getGraphVersion,
-  getLatestGraphVersion,
-  type GraphVersionRow,
-  type TenantTx,
-} from '@weave/db'
+import { getGraphForRun, type GraphVersionRow, type TenantTx } from '@weave/db'
 import { ConflictError, NotFoundError } from '../http/app-errors.js'
 
 /**
@@ -17,17 +11,15 @@ export async function runnableVersion(
   name: string,
   version: number | undefined,
 ): Promise<GraphVersionRow> {
-  const graph = await getGraph(tx, name)
+  // One query for the graph's archive state and the version, on the path of every run start.
+  const graph = await getGraphForRun(tx, name, version)
   if (!graph) throw new NotFoundError(`No graph named "${name}".`, { problem: 'graph-not-found' })
   if (graph.archivedAt) {
     throw new ConflictError(`Graph "${name}" is archived and takes no new runs.`, {
       problem: 'graph-archived',
     })
   }
-  const row =
-    version === undefined
-      ? await getLatestGraphVersion(tx, name)
-      : await getGraphVersion(tx, name, version)
+  const row = graph.version
   if (!row) {
     throw new NotFoundError(`Graph "${name}" has no version ${version ?? 'registered'}.`, {
       problem: 'graph-version-not-found',

@@ -1,12 +1,14 @@
 import {
   appendAudit,
   appendRunEvent,
+  completeRun,
   getRunForUpdate,
   SYSTEM_ACTOR,
   transitionRun,
   withTenant,
   type ApprovalLifecycle,
   type ApprovalRow,
+  type Database,
   type JobSink,
   type RunRow,
   type TenantTx,
@@ -23,7 +25,7 @@ export type StopOutcome = 'completed' | 'failed' | 'cancelled' | 'waiting' | 'in
 
 /** What applying a stop needs. */
 export interface ApplyStopDeps {
-  database: Parameters<typeof withTenant>[0]
+  database: Database
   jobs: JobSink
   lifecycle: ApprovalLifecycle
   log?: { warn(fields: object, message: string): void }
@@ -61,16 +63,16 @@ export async function applyStop(
   }
 
   if (result.stopReason === 'completed') {
-    return inTenant(async (tx): Promise<StopOutcome> => {
-      const moved = await transitionRun(tx, run.id, ['running'], 'completed', patch, guard)
-      if (moved) {
-        await appendRunEvent(tx, run.id, 'run.completed', {
-          steps: moved.steps,
-          lastStep: result.lastStep,
-        })
-      }
-      return 'completed'
+    // One statement: the compare-and-set under this claim and its run.completed event.
+    await completeRun(deps.database, {
+      tenant: run.tenantId,
+      runId: run.id,
+      leaseToken: flight.leaseToken,
+      stopReason: result.stopReason,
+      lastStep: result.lastStep,
+      addSteps: result.steps,
     })
+    return 'completed'
   }
 
   if (result.stopReason === 'yielded') {

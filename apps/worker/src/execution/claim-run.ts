@@ -1,9 +1,6 @@
 import {
-  appendRunEvent,
-  claimRun,
-  getRunForUpdate,
+  claimRunForJob,
   readPendingResume,
-  withTenant,
   type Database,
   type ResumeJob,
   type RunJob,
@@ -34,43 +31,36 @@ export interface ClaimedRun {
 export type ClaimRefusal = { skipped: RunStatus | 'missing' | 'moved-on' }
 
 /**
- * Moves the run to `running` under a new claim, in one transaction with what the job needs from
- * Postgres: the pending resume request of a client (its input never travels in a job), and the
- * checkpoint the job is meant for. A resume whose checkpoint the run has left (a timer or a
- * decision that arrived late) is skipped, as is a run that cannot run.
+ * Moves the run to `running` under a new claim, in one statement with what the job needs from
+ * Postgres (claimRunForJob): the pending resume request of a client (its input never travels in
+ * a job), and the checkpoint the job is meant for. A resume whose checkpoint the run has left (a
+ * timer or a decision that arrived late) is skipped, as is a run that cannot run.
  */
 export async function claimExecution(
   database: Database,
   job: Execution,
 ): Promise<ClaimedRun | ClaimRefusal> {
-  return withTenant(database, job.tenant, async (tx) => {
-    const before = await getRunForUpdate(tx, job.runId)
-    if (!before) return { skipped: 'missing' as const }
-    if (before.cancelRequested && before.status !== 'running') return { skipped: before.status }
-    if (job.kind === 'resume' && job.atSeq !== before.checkpointSeq) {
-      return { skipped: 'moved-on' as const }
-    }
-    const pending = readPendingResume(before.pendingResume)
-    const usable = pending && pending.atSeq === before.checkpointSeq ? pending : null
-    if (job.kind === 'resume' && (job.reason === 'input' || job.reason === 'retry')) {
-      if (usable?.reason !== job.reason) return { skipped: 'moved-on' as const }
-    }
-    const run = await claimRun(tx, job.runId, claimableFrom(job), job.jobId)
-    if (!run?.leaseToken) return { skipped: before.status }
-    if (before.status === 'queued') await appendRunEvent(tx, run.id, 'run.started', {})
-    else if (before.status !== 'running') {
-      await appendRunEvent(tx, run.id, 'run.resumed', {
-        reason: job.kind === 'resume' ? job.reason : 'run',
-      })
-    }
-    return {
-      run,
-      leaseToken: run.leaseToken,
-      input: usable?.input ?? {},
-      atSeq: before.checkpointSeq,
-      approvalId: job.kind === 'resume' ? (job.approvalId ?? null) : null,
-    }
+  const claim = await claimRunForJob(database, {
+    tenant: job.tenant,
+    runId: job.runId,
+    jobId: job.jobId,
+    from: claimableFrom(job),
+    ...(job.kind === 'resume' ? { resumeAtSeq: job.atSeq, resumeReason: job.reason } : {}),
+    eventReason: job.kind === 'resume' ? job.reason : 'run',
   })
+  if ('skipped' in claim) return claim
+  const { run } = claim
+  if (!run.leaseToken) return { skipped: run.status }
+  // The claim leaves the run's checkpoint seq and pending resume as they were.
+  const pending = readPendingResume(run.pendingResume)
+  const usable = pending && pending.atSeq === run.checkpointSeq ? pending : null
+  return {
+    run,
+    leaseToken: run.leaseToken,
+    input: usable?.input ?? {},
+    atSeq: run.checkpointSeq,
+    approvalId: job.kind === 'resume' ? (job.approvalId ?? null) : null,
+  }
 }
 
 /** Which statuses each kind of execution may take a run from (besides its own job's claim). */
