@@ -11,6 +11,10 @@ export const DOCS_PREFIX = '/docs'
 const TAGS = [
   { name: 'graphs', description: 'Register and read graph specs' },
   { name: 'runs', description: 'Start, inspect, fork, cancel and resume runs' },
+  {
+    name: 'threads',
+    description: 'Agents addressed by a key: state kept across runs, one active run at a time',
+  },
   { name: 'approvals', description: 'Read and decide approvals' },
   { name: 'webhooks', description: 'Outbound webhook subscriptions and deliveries' },
   { name: 'audit', description: 'The tamper-evident audit log' },
