@@ -119,6 +119,13 @@ export function graphRegistrationJsonSchema(): JsonSchema {
 }
 
 /**
+ * Any JSON value, as an OpenAPI component. Not the recursive definition the JSON Schema files
+ * carry: a type generated from a component that refers to itself does not compile
+ * (openapi-typescript), and a JSON value is no more than `unknown` to a client anyway.
+ */
+export const JSON_VALUE: JsonSchema = { description: 'Any JSON value' }
+
+/**
  * The graph spec schema as OpenAPI components: `GraphSpec` and each of its definitions, their
  * references rewritten to `#/components/schemas/…`.
  */
@@ -131,10 +138,49 @@ export function graphSpecComponents(): Record<string, JsonSchema> {
   } = graphSpecJsonSchema() as JsonSchema & {
     $defs: Record<string, JsonSchema>
   }
-  const components: Record<string, JsonSchema> = { GraphSpec: root, ...$defs }
-  return rewriteRefs(components, (ref) =>
+  const components: Record<string, JsonSchema> = {
+    GraphSpec: root,
+    ...$defs,
+    JsonValue: JSON_VALUE,
+  }
+  return rewriteRefs(mapValues(components), (ref) =>
     ref.startsWith('#/$defs/') ? `#/components/schemas/${ref.slice('#/$defs/'.length)}` : ref,
   ) as Record<string, JsonSchema>
+}
+
+/**
+ * The schema with each `default` said in its description instead. Generators take a default as
+ * a promise that the member is present (openapi-typescript makes it required), which is true of
+ * a stored spec but not of one a client writes.
+ */
+function withoutDefaults(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutDefaults)
+  if (typeof value !== 'object' || value === null) return value
+  const record = value as JsonSchema
+  const entries = Object.entries(record)
+    .filter(([key]) => key !== 'default')
+    .map(([key, child]) => [
+      key,
+      key === 'properties' || isSchemaMap(key) ? mapValues(child) : withoutDefaults(child),
+    ])
+  const result = Object.fromEntries(entries) as JsonSchema
+  if ('default' in record && (typeof record.type === 'string' || Array.isArray(record.type))) {
+    const said = `Default: ${JSON.stringify(record.default)}.`
+    result.description =
+      typeof record.description === 'string' ? `${record.description}. ${said}` : said
+  }
+  return result
+}
+
+function isSchemaMap(key: string): boolean {
+  return key === '$defs' || key === 'patternProperties'
+}
+
+function mapValues(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [key, withoutDefaults(child)]),
+  )
 }
 
 function kindOf(step: JsonSchema): string {

@@ -304,13 +304,16 @@ describe('decision Idempotency-Key', () => {
   it('answers a retried identical decision as the first, and 409 for the key with another body', async () => {
     const { run, approvalId } = await seedApproval(h.database, tenant, { required: 2 })
     const body = { decision: 'approve', comment: 'once' }
-    const first = expectJson(await decideWithKey(approvalId, 'k-1', body), 200, ApprovalView)
+    const firstResponse = await decideWithKey(approvalId, 'k-1', body)
+    expect(firstResponse.headers['idempotent-replayed']).toBeUndefined()
+    const first = expectJson(firstResponse, 200, ApprovalView)
     // The same body with its keys in another order is the same request.
-    const retried = expectJson(
-      await decideWithKey(approvalId, 'k-1', { comment: 'once', decision: 'approve' }),
-      200,
-      ApprovalView,
-    )
+    const retriedResponse = await decideWithKey(approvalId, 'k-1', {
+      comment: 'once',
+      decision: 'approve',
+    })
+    expect(retriedResponse.headers['idempotent-replayed']).toBe('true')
+    const retried = expectJson(retriedResponse, 200, ApprovalView)
     expect(retried).toEqual(first)
     expect(retried.decisions).toHaveLength(1)
     expectProblem(

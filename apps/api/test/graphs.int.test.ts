@@ -61,6 +61,27 @@ describe('POST /v1/graphs', () => {
     expect(second.version).toBe(2)
   })
 
+  it('ignores the `$schema` an editor reads, in the body and in the spec', async () => {
+    const first = expectJson(await register('with-schema', PRICING_SPEC), 201)
+    const response = await h.call({
+      method: 'POST',
+      url: '/v1/graphs',
+      token,
+      body: {
+        $schema: 'http://127.0.0.1:3000/schemas/graph-registration.json',
+        name: 'with-schema',
+        spec: { $schema: 'http://127.0.0.1:3000/schemas/graph-spec.json', ...PRICING_SPEC },
+      },
+    })
+    // The same digest: `$schema` is no part of the graph, so no new version.
+    expect(expectJson(response, 200)).toEqual(first)
+    const stored = expectJson(
+      await h.call({ method: 'GET', url: '/v1/graphs/with-schema/versions/1', token }),
+      200,
+    )
+    expect(stored.spec).not.toHaveProperty('$schema')
+  })
+
   it('answers 422 listing every problem with its JSON path under /body/spec', async () => {
     const spec = {
       entry: 'missing',

@@ -55,6 +55,7 @@ describe('POST /v1/runs', () => {
     const again = await start({ graph: 'pricing', input: { amount: 3 } }, key)
     expect(expectJson(again, 200, RunView).id).toBe(first.id)
     expect(again.headers.location).toBe(`/v1/runs/${first.id}`)
+    expect(again.headers['idempotent-replayed']).toBe('true')
     const events = await withTenant(h.database, tenant, (tx) => listRunEvents(tx, first.id))
     expect(events).toHaveLength(1)
   })

@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util'
 import { RUN_EVENT_TYPES } from '@weave/db'
-import { graphSpecComponents, rewriteRefs, type JsonSchema } from '../graph-spec-schema.js'
+import {
+  JSON_VALUE,
+  graphSpecComponents,
+  rewriteRefs,
+  type JsonSchema,
+} from '../graph-spec-schema.js'
 import { WEBHOOK_PAYLOADS } from '../schemas/webhooks.js'
 
 type Json = Record<string, unknown>
@@ -102,18 +107,29 @@ function hoistSharedDefinitions(schemas: Record<string, JsonSchema>): Record<str
   for (const [def, schema] of Object.entries(shared.$defs)) {
     const own = `${SCHEMAS}__shared#/$defs/${def}`
     const normalized = rewriteRefs(schema, (ref) => (ref === own ? '#self' : ref)) as JsonSchema
-    const jsonValue = rewriteRefs(normalized, (ref) =>
-      ref === '#self' ? `${SCHEMAS}JsonValue` : ref,
-    ) as JsonSchema
     const name = isJsonValue(normalized) ? 'JsonValue' : `Shared_${def}`
     names.set(own, name)
-    hoisted[name] = name === 'JsonValue' ? jsonValue : schema
+    hoisted[name] = name === 'JsonValue' ? JSON_VALUE : schema
   }
   const rewritten = rewriteRefs({ ...rest, ...hoisted }, (ref) => {
     const name = names.get(ref)
     return name ? `${SCHEMAS}${name}` : ref
   })
-  return rewritten as Record<string, JsonSchema>
+  return collapseJsonValueUnions(rewritten) as Record<string, JsonSchema>
+}
+
+/** `anyOf: [JsonValue, …]` matches anything, as JsonValue alone does: it becomes JsonValue. */
+function collapseJsonValueUnions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(collapseJsonValueUnions)
+  if (typeof value !== 'object' || value === null) return value
+  const { anyOf, ...rest } = value as Json
+  const members = Array.isArray(anyOf) ? (anyOf as Json[]) : undefined
+  if (members?.some((member) => member.$ref === `${SCHEMAS}JsonValue`)) {
+    return { ...(collapseJsonValueUnions(rest) as Json), $ref: `${SCHEMAS}JsonValue` }
+  }
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [key, collapseJsonValueUnions(child)]),
+  )
 }
 
 function isJsonValue(schema: JsonSchema): boolean {

@@ -6,7 +6,7 @@ export const FieldError = z
     path: z.string().meta({
       description:
         'JSON Pointer into the request, starting with /body, /query, /params or /headers',
-      examples: ['/body/input/email'],
+      examples: ['/body/input/amount'],
     }),
     message: z.string(),
   })
