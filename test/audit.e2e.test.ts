@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectJson, expectPage, isoTime, uuid } from './support/expect-http.js'
 import {
@@ -8,6 +12,7 @@ import {
   type ApiResponse,
   type WeaveProcesses,
 } from './support/weave-processes.js'
+import { ROOT } from './support/child-processes.js'
 
 const SCOPES = 'graphs:read graphs:write runs:read runs:write approvals:read approvals:decide'
 const HASH = expect.stringMatching(/^[0-9a-f]{64}$/)
@@ -25,6 +30,21 @@ const ASK_SPEC = {
     ask: { kind: 'input', saveAs: 'answer', next: 'after' },
     after: { kind: 'set', values: { done: 'true' } },
   },
+}
+
+/** Runs the `weave` command line and resolves to its exit status and output. */
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'apps/cli/src/main.ts'), ...args],
+      { cwd: ROOT },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
 }
 
 describe('the audit log', () => {
@@ -218,7 +238,7 @@ describe('the audit log', () => {
     all.slice(0, -1).forEach((event, i) => expect(event.prevHash).toBe(all[i + 1]!.hash))
 
     const verify = await weave.call('GET', '/v1/audit/verify', { token: auditor })
-    expect(expectJson(verify, 200)).toEqual({ ok: true, checked: 10 })
+    expect(expectJson(verify, 200)).toEqual({ ok: true, checked: 10, anchor: null })
   })
 
   it('refuses UPDATE, DELETE and TRUNCATE on audit_events, even to the owner', async () => {
@@ -270,15 +290,68 @@ describe('the audit log', () => {
     expect(expectJson(verify, 200)).toEqual({
       ok: false,
       checked: victim.seq,
+      anchor: null,
+      problem: 'edited',
+      firstBadSeq: victim.seq,
       firstBadId: victim.id,
     })
     // Another tenant's chain is its own and still intact.
     const otherAuditor = await weave.token(other, 'auditor', 'audit:read')
     const otherVerify = await weave.call('GET', '/v1/audit/verify', { token: otherAuditor })
-    expect(expectJson(otherVerify, 200)).toEqual({ ok: true, checked: 1 })
+    expect(expectJson(otherVerify, 200)).toEqual({ ok: true, checked: 1, anchor: null })
     // The guard is back.
     await expect(
       weave.owner.query("UPDATE audit_events SET actor = 'x' WHERE id = $1", [victim.id]),
     ).rejects.toThrow(/append-only/)
+  })
+  it('anchors the chain, and finds its newest events deleted online and offline with the key', async () => {
+    const anchored = `t-${randomBytes(4).toString('hex')}`
+    const writer = await weave.token(anchored, 'alice', SCOPES)
+    const reader = await weave.token(anchored, 'auditor', 'audit:read')
+    for (const name of ['first', 'second', 'third']) {
+      const res = await weave.call('POST', '/v1/graphs', {
+        token: writer,
+        body: { name, spec: GATE_SPEC },
+      })
+      expect(res.status).toBe(201)
+    }
+    const anchor = expectJson(await weave.call('POST', '/v1/audit/anchors', { token: reader }), 201)
+    expect(anchor).toMatchObject({ tenant: anchored, seq: 3, hash: HASH })
+    const keys = expectJson(await weave.call('GET', '/v1/audit/keys', { token: reader }), 200)
+    const publicKey = (keys.keys as Array<{ publicKey: string }>)[0]!.publicKey
+    const dir = mkdtempSync(join(tmpdir(), 'weave-audit-'))
+    const verifyExport = async () => {
+      const res = await fetch(`${weave.baseUrl}/v1/audit/export`, {
+        headers: { authorization: `Bearer ${reader}` },
+      })
+      expect(res.status).toBe(200)
+      const file = join(dir, 'export.ndjson')
+      writeFileSync(file, await res.text())
+      return runCli(['audit', 'verify-export', file, '--public-key', publicKey])
+    }
+    expect(await verifyExport()).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^ok: 3 events/),
+    })
+
+    const client = await weave.owner.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('ALTER TABLE audit_events DISABLE TRIGGER USER')
+      await client.query('DELETE FROM audit_events WHERE tenant_id = $1 AND seq = 3', [anchored])
+      await client.query('ALTER TABLE audit_events ENABLE TRIGGER USER')
+      await client.query('COMMIT')
+    } catch (err) {
+      await client.query('ROLLBACK')
+      throw err
+    } finally {
+      client.release()
+    }
+    const verify = expectJson(await weave.call('GET', '/v1/audit/verify', { token: reader }), 200)
+    expect(verify).toMatchObject({ ok: false, checked: 2, problem: 'truncated', firstBadSeq: 3 })
+    expect(await verifyExport()).toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(/^broken: truncated at seq 3/),
+    })
   })
 })

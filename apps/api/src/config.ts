@@ -1,4 +1,5 @@
 import {
+  auditSigningKeyOf,
   databaseUrlsOf,
   HttpUrl,
   List,
@@ -163,6 +164,9 @@ const Config = Env.transform((env, ctx) => {
     // Without a key (production without WEAVE_SECRETS_KEY, or a public-key JWT setup) the API
     // refuses to register webhooks (503) rather than store a secret it could not protect.
     secretsKey: secretsKeyOf(env),
+    // Without one (production without WEAVE_AUDIT_SIGNING_KEY, or a public-key JWT setup) the API
+    // signs no anchors (503) and verifies the chain without them.
+    auditSigningKey: auditSigningKeyOf(env),
     sse: {
       heartbeatMs: env.WEAVE_SSE_HEARTBEAT_MS,
       pollMs: env.WEAVE_SSE_POLL_MS,

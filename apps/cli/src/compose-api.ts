@@ -60,6 +60,7 @@ export function composeApi(
     log,
     runEvents: { wakeups, ...config.sse },
     secretsKey: config.secretsKey,
+    auditSigningKey: config.auditSigningKey,
     publicUrl: config.publicUrl,
     httpAllow: config.httpAllow,
   })

@@ -3,6 +3,7 @@ import { ConfigError } from '@weave/api'
 import { WorkerConfigError } from '@weave/worker'
 import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
 import { apiCommand } from './commands/api.js'
+import { auditCommand } from './commands/audit.js'
 import { migrateCommand } from './commands/migrate.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommand } from './commands/token.js'
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, Command> = {
   worker: workerCommand,
   migrate: migrateCommand,
   token: tokenCommand,
+  audit: auditCommand,
 }
 
 const processIo: CliIo = {

@@ -7,6 +7,7 @@ Commands:
   worker    run a worker that executes runs
   migrate   create the database when missing and apply migrations
   token     print a development token (needs WEAVE_JWT_SECRET)
+  audit     verify an audit export offline: audit verify-export <file> --public-key <key>
 
 Run \`weave <command> --help\` for a command's options.
 Configuration comes only from environment variables; an invalid one exits with status 2.
@@ -23,4 +24,17 @@ Prints an HS256 token signed with WEAVE_JWT_SECRET, for development.
                        approvals:read approvals:decide approvals:link audit:read
                        webhooks:manage
   --ttl <duration>     lifetime: 90s, 15m, 1h (default), 7d; at most 365d
+`
+
+/** `weave audit --help`. */
+export const AUDIT_USAGE = `Usage: weave audit verify-export <file> --public-key <key> [--anchor <file>]... [--json]
+
+Verifies an export of GET /v1/audit/export offline, trusting only the public key: every anchor
+must be signed by it, and the chain must be intact and reach the newest anchor with the hash it
+signed. Exits 0 when it is, 1 when it is not (naming the problem and the first bad seq).
+
+  --public-key <key>   the publicKey or pem of GET /v1/audit/keys, or a file holding it
+  --anchor <file>      anchors kept elsewhere (as the anchor webhook received them: one JSON
+                       object, or one a line); may be repeated
+  --json               print the verification as JSON
 `

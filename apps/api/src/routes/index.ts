@@ -3,6 +3,7 @@ import { inboxRoutes } from '../inbox/inbox-routes.js'
 import type { ApiServices } from '../services/api-services.js'
 import { approvalHookRoutes } from './approval-hooks.js'
 import { approvalRoutes } from './approvals.js'
+import { auditAnchorRoutes } from './audit-anchors.js'
 import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
@@ -25,6 +26,7 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   approvalRoutes,
   approvalHookRoutes,
   auditRoutes,
+  auditAnchorRoutes,
   webhookRoutes,
   schemaRoutes,
   inboxRoutes,

@@ -61,8 +61,54 @@ export const AuditVerification = z
   .object({
     ok: z.boolean(),
     checked: z.int().meta({ description: 'Events read, up to and including a bad one' }),
-    firstBadId: z.uuid().optional().meta({ description: 'The first event that breaks the chain' }),
+    anchor: z
+      .object({ seq: z.int(), hash: z.string(), at: Timestamp, keyId: z.string() })
+      .nullable()
+      .meta({
+        description:
+          'The newest anchor (highest seq signed) the chain was checked against; null without one',
+      }),
+    problem: z
+      .enum(['truncated', 'gap', 'edited', 'reordered', 'anchor-invalid'])
+      .optional()
+      .meta({
+        description:
+          "`truncated`: the chain ends before the anchor's seq; `gap`: an event in the middle " +
+          'is missing; `edited`: an event was changed (or rewritten with a recomputed hash); ' +
+          "`reordered`: an intact event sits at another seq; `anchor-invalid`: the anchor's " +
+          'signature does not verify',
+      }),
+    firstBadSeq: z.int().optional().meta({
+      description: 'The first wrong seq; for a gap or a truncation, the first missing one',
+    }),
+    firstBadId: z.uuid().optional().meta({ description: 'The event at `firstBadSeq`, if any' }),
   })
-  .meta({ id: 'AuditVerification', examples: [{ ok: true, checked: 42 }] })
+  .meta({
+    id: 'AuditVerification',
+    examples: [
+      {
+        ok: true,
+        checked: 42,
+        anchor: {
+          seq: 40,
+          hash: '2e1f0d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f1',
+          at: '2025-01-31T10:00:00.000Z',
+          keyId: '9f86d081884c7d65',
+        },
+      },
+      {
+        ok: false,
+        checked: 38,
+        anchor: {
+          seq: 40,
+          hash: '2e1f0d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f1',
+          at: '2025-01-31T10:00:00.000Z',
+          keyId: '9f86d081884c7d65',
+        },
+        problem: 'truncated',
+        firstBadSeq: 39,
+      },
+    ],
+  })
 /** `GET /v1/audit/verify`. */
 export type AuditVerification = z.infer<typeof AuditVerification>

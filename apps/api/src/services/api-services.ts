@@ -1,8 +1,10 @@
 import { GraphRegistry, createApprovalLifecycle, type Database, type JobSink } from '@weave/db'
 import { createEgressPolicy, type LookupAll } from '@weave/spec'
+import type { KeyObject } from 'node:crypto'
 import type { Logger } from 'pino'
 import { createApprovalHookService, type ApprovalHookService } from './approval-hook-service.js'
 import { createApprovalService, type ApprovalService } from './approval-service.js'
+import { createAuditAnchorService, type AuditAnchorService } from './audit-anchor-service.js'
 import { createAuditService, type AuditService } from './audit-service.js'
 import { createInboxService, type InboxService } from '../inbox/inbox-service.js'
 import { createGraphService, type GraphService } from './graph-service.js'
@@ -24,6 +26,7 @@ export interface ApiServices {
   approvals: ApprovalService
   approvalHooks: ApprovalHookService
   audit: AuditService
+  auditAnchors: AuditAnchorService
   webhooks: WebhookService
   /** The approval inbox's reads (pending approvals with their runs, one approval's page). */
   inbox: InboxService
@@ -42,6 +45,8 @@ export interface ApiServiceDeps {
   specBodyLimitBytes?: number
   /** The API's public base URL (`config.publicUrl`), the base of approval page links. */
   publicUrl?: string
+  /** Signs audit anchors (`config.auditSigningKey`); no anchors without it. */
+  auditSigningKey?: KeyObject | undefined
   /** Encrypts webhook signing secrets (`config.secretsKey`); no webhooks without it. */
   secretsKey?: Buffer | undefined
   /**
@@ -81,7 +86,11 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       publicUrl: deps.publicUrl ?? 'http://127.0.0.1:3000',
     }),
     approvalHooks: createApprovalHookService(serviceDeps),
-    audit: createAuditService(serviceDeps),
+    audit: createAuditService(serviceDeps, { signingKey: deps.auditSigningKey }),
+    auditAnchors: createAuditAnchorService({
+      database: deps.database,
+      signingKey: deps.auditSigningKey,
+    }),
     webhooks: createWebhookService({
       database: deps.database,
       secretsKey: deps.secretsKey,

@@ -1,5 +1,6 @@
 import { listAudit, verifyAudit, withTenant } from '@weave/db'
 import type { AuditPage, AuditVerification, ListAuditQuery } from '../schemas/audit.js'
+import { createPublicKey, type KeyObject } from 'node:crypto'
 import type { z } from 'zod'
 import type { ServiceDeps } from './deps.js'
 
@@ -7,12 +8,19 @@ import type { ServiceDeps } from './deps.js'
 export interface AuditService {
   /** Audit events, newest first, filtered. @throws InvalidCursorError (`invalid-cursor`) */
   list(tenant: string, query: z.infer<typeof ListAuditQuery>): Promise<AuditPage>
-  /** Walks the tenant's hash chain and names the first event that breaks it. */
+  /**
+   * Walks the tenant's hash chain, then checks it against its newest anchor when this server has
+   * the signing key, and names the first seq that is wrong and how.
+   */
   verify(tenant: string): Promise<AuditVerification>
 }
 
 /** Builds the {@link AuditService}. */
-export function createAuditService({ database }: ServiceDeps): AuditService {
+export function createAuditService(
+  { database }: ServiceDeps,
+  options: { signingKey?: KeyObject | undefined } = {},
+): AuditService {
+  const publicKey = options.signingKey ? createPublicKey(options.signingKey) : undefined
   return {
     async list(tenant, { since, until, ...query }) {
       return withTenant(database, tenant, (tx) =>
@@ -24,7 +32,7 @@ export function createAuditService({ database }: ServiceDeps): AuditService {
       )
     },
     async verify(tenant) {
-      return withTenant(database, tenant, (tx) => verifyAudit(tx))
+      return withTenant(database, tenant, (tx) => verifyAudit(tx, publicKey ? { publicKey } : {}))
     },
   }
 }
