@@ -1,4 +1,13 @@
-import { getRun, listAudit, transitionRun, withTenant, type RunRow } from '@weave/db'
+import {
+  claimRun,
+  getRun,
+  listAudit,
+  listRunsInStatus,
+  requestResume,
+  transitionRun,
+  withTenant,
+  type RunRow,
+} from '@weave/db'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ThreadPage, ThreadRunPage, ThreadRunView, ThreadView } from '../src/schemas/threads.js'
 import { randomTenant } from './support/database.js'
@@ -251,5 +260,49 @@ describe('one active run per thread, 20 concurrent starts', () => {
     // Nothing was running, so the last start runs at once, from the run before the cancelled one.
     expect(started[19]).toMatchObject({ status: 'queued', held: false, baseRunId: before.id })
     expect(await h.queues.runs.getJob(started[19]!.id)).toBeDefined()
+  })
+})
+
+describe('runs held behind a thread', () => {
+  it('are never handed a job by the reconciler, nor claimed', async () => {
+    expectJson(await put('held-1', { graph: 'support', strategy: 'enqueue' }), 201)
+    const active = expectJson(await startOn('held-1', {}), 202, ThreadRunView)
+    const held = expectJson(await startOn('held-1', {}), 202, ThreadRunView)
+    expect(held.held).toBe(true)
+    const queued = await listRunsInStatus(h.database, {
+      status: 'queued',
+      updatedBefore: new Date(Date.now() + 60_000),
+      limit: 1000,
+    })
+    const ids = queued.map((r) => r.id)
+    expect(ids).toContain(active.id)
+    expect(ids).not.toContain(held.id)
+    const claimed = await withTenant(h.database, tenant, (tx) =>
+      claimRun(tx, held.id, ['queued'], held.id),
+    )
+    expect(claimed).toBeNull()
+  })
+
+  it('a failed run of a thread is not retried while another run of it is active', async () => {
+    expectJson(await put('retry-1', { graph: 'support' }), 201)
+    const failed = expectJson(await startOn('retry-1', {}), 202, ThreadRunView)
+    await withTenant(h.database, tenant, (tx) =>
+      transitionRun(tx, failed.id, ['queued'], 'failed', { stopReason: 'error' }),
+    )
+    const active = expectJson(await startOn('retry-1', {}), 202, ThreadRunView)
+    const retry = {
+      reason: 'retry' as const,
+      input: {},
+      atSeq: 0,
+      by: 'alice',
+      at: new Date().toISOString(),
+    }
+    const refused = await withTenant(h.database, tenant, (tx) =>
+      requestResume(tx, failed.id, retry),
+    )
+    expect(refused).toBeNull()
+    await finish(active.id)
+    const taken = await withTenant(h.database, tenant, (tx) => requestResume(tx, failed.id, retry))
+    expect(taken?.id).toBe(failed.id)
   })
 })

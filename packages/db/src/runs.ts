@@ -381,6 +381,13 @@ export async function requestResume(
         isNull(runs.pendingResume),
         eq(runs.checkpointSeq, request.atSeq),
         waitsHere,
+        // A failed run of a thread is retried only while no other run of the thread is active;
+        // the unique index runs_thread_one_active refuses its claim otherwise.
+        request.reason === 'retry'
+          ? sql`(${runs.threadId} is null or not exists (
+              select 1 from runs a where a.thread_id = ${runs.threadId} and a.id <> ${runs.id}
+                and not a.held and a.status in ('queued', 'running', 'waiting')))`
+          : undefined,
       ),
     )
     .returning()
