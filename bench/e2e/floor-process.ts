@@ -29,7 +29,7 @@ export interface BenchFloor {
 /**
  * Starts floor.ts in one process over a new database `floor_bench_e2e_<random>` and queue prefix,
  * accepting the same tokens as the benchmark's Weave.
- * @throws Error when it does not answer `/readyz` within 60 s
+ * @throws Error when it does not answer `/readyz` within 180 s
  */
 export async function startFloor(o: {
   serverUrl: string
@@ -80,10 +80,10 @@ export async function startFloor(o: {
       exited = `floor (${code ?? signal})`
     })
     const baseUrl = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 60_000
+    const deadline = Date.now() + 180_000
     while ((await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok !== true) {
       if (exited) throw new Error(`exited while starting: ${exited}`)
-      if (Date.now() > deadline) throw new Error('the floor was not ready within 60 s')
+      if (Date.now() > deadline) throw new Error('the floor was not ready within 180 s')
       await new Promise((r) => setTimeout(r, 200))
     }
     const pid = child.pid!

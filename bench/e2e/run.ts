@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { mintDevToken } from '@weave/api'
 import { fmt, mdTable } from '../kernel/report.js'
+import { median } from '../kernel/stats.js'
 import { apiClient } from './api-client.js'
 import type { BenchContext } from './context.js'
 import type { CpuSources } from './cpu.js'
@@ -74,8 +75,6 @@ interface Figures {
 }
 
 function goalsSection(f: Figures, s: Settings): string {
-  const median = (xs: readonly number[]): number =>
-    [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
   const rate = (label: string, c: number): number =>
     median(f.throughput.runsPerSecond.get(label)!.get(c)!)
   const cpu = (label: string, c: number): number =>

@@ -52,7 +52,7 @@ export interface StartOptions {
  * Starts Weave as a user runs it: `weave migrate`, then one `weave api` and `workers` ×
  * `weave worker` processes through the CLI, over a new database `weave_bench_e2e_<random>` and a
  * new queue prefix, so nothing is shared with other Weaves on this machine.
- * @throws Error when a process fails to start or the API is not ready within 60 s
+ * @throws Error when a process fails to start or the API is not ready within 180 s
  */
 export async function startWeave(o: StartOptions): Promise<BenchWeave> {
   const suffix = randomBytes(5).toString('hex')
@@ -120,10 +120,10 @@ export async function startWeave(o: StartOptions): Promise<BenchWeave> {
     const api = spawnCli('api')
     const workers = Array.from({ length: o.workers }, () => spawnCli('worker'))
     const baseUrl = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 60_000
+    const deadline = Date.now() + 180_000
     while ((await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.ok !== true) {
       if (exited.length > 0) throw new Error(`exited while starting: ${exited.join(', ')}`)
-      if (Date.now() > deadline) throw new Error('the API was not ready within 60 s')
+      if (Date.now() > deadline) throw new Error('the API was not ready within 180 s')
       await new Promise((r) => setTimeout(r, 200))
     }
     return {
