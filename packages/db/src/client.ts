@@ -27,7 +27,16 @@ export interface CreateDbOptions {
   max?: number
   /** Receives errors of pooled connections, idle or checked out (default: ignored). */
   onError?: (err: Error) => void
+  /**
+   * How long a query waits for a connection, new or from the pool, before it fails as
+   * unavailable (default 5 s): a server that does not answer (a dropped network, not a refused
+   * connection) must not hold requests for the operating system's TCP timeout.
+   */
+  connectTimeoutMs?: number
 }
+
+/** How long a query waits for a connection by default. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 
 /**
  * The transaction every query function takes first: a drizzle transaction in which the tenant
@@ -47,6 +56,7 @@ export function createDb(options: CreateDbOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     options: `-c role=${APP_ROLE}`,
   })
   const onError = options.onError ?? (() => undefined)
