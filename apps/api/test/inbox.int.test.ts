@@ -6,7 +6,7 @@ import { INBOX_CSP } from '../src/inbox/inbox-routes.js'
 import { resourceRoutes } from '../src/routes/index.js'
 import { captureLog, testConfig } from './support.js'
 import { randomTenant } from './support/database.js'
-import { seedApproval, type SeedApprovalOptions } from './support/fixtures.js'
+import { seedApproval, seedApprovalLinks, type SeedApprovalOptions } from './support/fixtures.js'
 import { createHarness, type Harness } from './support/harness.js'
 
 let h: Harness
@@ -130,6 +130,23 @@ describe('the approval link page', () => {
     const approval = await withTenant(h.database, tenant, (tx) => getApproval(tx, approvalId))
     expect(approval?.status).toBe('pending')
     expect((await findApprovalToken(h.database, token))?.usedAt).toBeNull()
+  })
+
+  it("offers a webhook's reject link only its own decision, and refuses another", async () => {
+    const { approvalId, materialHash } = await seedApproval(h.database, tenant)
+    const tokens = await seedApprovalLinks(h.database, tenant, { approvalId, materialHash })
+    const path = `/inbox/a/${tokens.reject}`
+    const page = await app.inject({ method: 'GET', url: path })
+    const body = expectPage(page, 200)
+    expect(body).toContain('value="reject"')
+    expect(body).not.toContain('value="approve"')
+    const { cookie, field } = csrfOf(page)
+    const form = { csrf: field, materialHash, decision: 'approve' }
+    expect(expectPage(await post(path, form, { cookie }), 400)).toContain(
+      'This link cannot send that decision.',
+    )
+    const rejected = await post(path, { ...form, decision: 'reject' }, { cookie })
+    expect(expectPage(rejected, 200)).toContain('Your rejection is recorded')
   })
 
   it('says an unknown link is not valid (404)', async () => {
