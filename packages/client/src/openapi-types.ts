@@ -1731,7 +1731,7 @@ export interface components {
         maxIterations?: number
         stepBudget?: number
       }
-      /** @default -1 */
+      /** @description Default: -1. */
       history?: number
     }
     GraphSummary: {
@@ -1891,6 +1891,7 @@ export interface components {
        */
       expiresInSeconds?: number
     }
+    /** @description Any JSON value */
     JsonValue: JsonValue
     LlmStep: {
       /** @constant */
@@ -2424,7 +2425,7 @@ export interface components {
         approvalId: string
         step: string
         title: string
-        details: components['schemas']['JsonValue'] | null
+        details: components['schemas']['JsonValue']
         materialHash: string
         required: number
         expiresAt: string | null
@@ -2561,7 +2562,7 @@ export interface components {
             step: string
             atSeq: number
             prompt: string | null
-            schema: components['schemas']['JsonValue'] | null
+            schema: components['schemas']['JsonValue']
             saveAs: string | null
           }
         | {
@@ -3284,7 +3285,7 @@ export interface components {
         approvalId: string
         step: string
         title: string
-        details: components['schemas']['JsonValue'] | null
+        details: components['schemas']['JsonValue']
         materialHash: string
         required: number
         expiresAt: string | null
@@ -3477,7 +3478,7 @@ export interface components {
             step: string
             atSeq: number
             prompt: string | null
-            schema: components['schemas']['JsonValue'] | null
+            schema: components['schemas']['JsonValue']
             saveAs: string | null
             /**
              * Format: uuid
