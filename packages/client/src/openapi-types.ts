@@ -248,7 +248,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List the signed heads of the tenant's audit chain, newest first */
+    /**
+     * List the signed heads of the tenant's audit chain, newest first
+     * @description Each anchor signs the chain's length and head hash at a moment, with the key of `GET /v1/audit/keys`, and says when the anchor webhook accepted it. Paged with `limit` and `cursor`.
+     */
     get: operations['listAuditAnchors']
     put?: never
     /**
@@ -289,7 +292,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Get the public key audit anchors are signed with */
+    /**
+     * Get the public key audit anchors are signed with
+     * @description The Ed25519 public key (raw and PEM) that signs this server's audit anchors, to verify an anchor or an export without trusting the server; empty when it signs none.
+     */
     get: operations['listAuditKeys']
     put?: never
     post?: never

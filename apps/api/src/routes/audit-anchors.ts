@@ -28,6 +28,9 @@ export const auditAnchorRoutes: FastifyPluginAsyncZod<ApiServices> = async (
       schema: {
         operationId: 'listAuditKeys',
         summary: 'Get the public key audit anchors are signed with',
+        description:
+          "The Ed25519 public key (raw and PEM) that signs this server's audit anchors, to " +
+          'verify an anchor or an export without trusting the server; empty when it signs none.',
         tags: TAGS,
         response: { 200: AuditKeys, ...problemResponses(401, 403, 429) },
       },
@@ -42,6 +45,10 @@ export const auditAnchorRoutes: FastifyPluginAsyncZod<ApiServices> = async (
       schema: {
         operationId: 'listAuditAnchors',
         summary: "List the signed heads of the tenant's audit chain, newest first",
+        description:
+          "Each anchor signs the chain's length and head hash at a moment, with the key of " +
+          '`GET /v1/audit/keys`, and says when the anchor webhook accepted it. Paged with ' +
+          '`limit` and `cursor`.',
         tags: TAGS,
         querystring: ListAuditAnchorsQuery,
         response: { 200: AuditAnchorPage, ...problemResponses(400, 401, 403, 429) },
