@@ -12,7 +12,8 @@ import { checkDatabaseLogin } from './database-login.js'
 const API_USAGE = `Usage: weave api
 
 Runs the HTTP API on HOST:PORT until SIGINT or SIGTERM, connected as WEAVE_DATABASE_URL's login
-(with NODE_ENV=production, a login that escapes row-level security refuses the start).
+(with NODE_ENV=production, a login that escapes row-level security refuses the start). A stop
+that outlasts WEAVE_STOP_TIMEOUT_MS exits with status 3.
 `
 
 /** `weave api`: serves the HTTP API until the process is told to stop. */

@@ -16,7 +16,8 @@ const START_USAGE = `Usage: weave start
 Creates and migrates the database when needed (as WEAVE_MIGRATE_DATABASE_URL's login, creating
 the runtime login of WEAVE_DATABASE_URL when missing), then runs the HTTP API and a worker in one
 process, connected as the runtime login, until SIGINT or SIGTERM. For production, run
-\`weave migrate\`, then \`weave api\` and \`weave worker\` apart.
+\`weave migrate\`, then \`weave api\` and \`weave worker\` apart. A stop that outlasts
+WEAVE_STOP_TIMEOUT_MS (plus WEAVE_SHUTDOWN_GRACE_MS with runs in flight) exits with status 3.
 `
 
 /** `weave start`: migrates, then runs the API and a worker in one process. */

@@ -12,7 +12,8 @@ import { checkDatabaseLogin } from './database-login.js'
 const WORKER_USAGE = `Usage: weave worker
 
 Executes runs, resumes and timers from the queues until SIGINT or SIGTERM, then stops taking
-jobs, lets each current run reach its next step boundary, and exits.
+jobs, lets each current run reach its next step boundary, and exits. A stop that outlasts
+WEAVE_STOP_TIMEOUT_MS (plus WEAVE_SHUTDOWN_GRACE_MS with runs in flight) exits with status 3.
 `
 
 /** `weave worker`: runs a worker that executes runs, resumes and timers. */
