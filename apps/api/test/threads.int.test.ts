@@ -306,3 +306,16 @@ describe('runs held behind a thread', () => {
     expect(taken?.id).toBe(failed.id)
   })
 })
+
+describe('cancelling a thread run', () => {
+  it('releases the next run of the thread and hands it its job', async () => {
+    expectJson(await put('cancel-1', { graph: 'support', strategy: 'enqueue' }), 201)
+    const active = expectJson(await startOn('cancel-1', {}), 202, ThreadRunView)
+    const next = expectJson(await startOn('cancel-1', {}), 202, ThreadRunView)
+    expect(await h.queues.runs.getJob(next.id)).toBeUndefined()
+    const cancel = await h.call({ method: 'POST', url: `/v1/runs/${active.id}/cancel`, token })
+    expect(cancel.statusCode).toBe(202)
+    expect(await rowOf(next.id)).toMatchObject({ status: 'queued', held: false })
+    expect(await h.queues.runs.getJob(next.id)).toBeDefined()
+  })
+})

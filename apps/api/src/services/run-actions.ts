@@ -3,6 +3,7 @@ import {
   TERMINAL_RUN_STATUSES,
   appendRunEvent,
   createRun,
+  readyThreadRuns,
   requestRunCancel,
   withTenant,
 } from '@weave/db'
@@ -107,7 +108,7 @@ export function createRunActions(
     },
 
     async cancel(tenant, principal, id, context) {
-      await withTenant(database, tenant, async (tx) => {
+      const released = await withTenant(database, tenant, async (tx) => {
         const result = await requestRunCancel(tx, id)
         if (!result) throw new NotFoundError(`No run ${id}.`, { problem: 'run-not-found' })
         const { run, cancelledNow } = result
@@ -129,7 +130,12 @@ export function createRunActions(
             details: { cancelledNow, cancelledApprovals },
           },
         )
+        // Cancelling a thread's run at once released the next run of its thread (if any).
+        return cancelledNow && run.threadId ? readyThreadRuns(tx, run.threadId) : []
       })
+      for (const next of released) {
+        await enqueueOrDefer(deps, 'run', { runId: next.id, tenant }, context)
+      }
       return get(tenant, id)
     },
 
