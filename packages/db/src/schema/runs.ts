@@ -108,7 +108,9 @@ export const runs = pgTable(
     // One active run per thread, whatever a request or a worker does (threads.int.test.ts).
     uniqueIndex('runs_thread_one_active')
       .on(t.threadId)
-      .where(sql`thread_id is not null and not held and status in ('queued', 'running', 'waiting')`),
+      .where(
+        sql`thread_id is not null and not held and status in ('queued', 'running', 'waiting')`,
+      ),
     index('runs_schedule_active')
       .on(t.scheduleId)
       .where(sql`schedule_id is not null and status in ('queued', 'running', 'waiting')`),

@@ -55,9 +55,7 @@ export const threads = pgTable(
     unique('threads_tenant_key').on(t.tenantId, t.key),
     check(
       'threads_multitask_strategy_check',
-      sql.raw(
-        `multitask_strategy in (${MULTITASK_STRATEGIES.map((s) => `'${s}'`).join(', ')})`,
-      ),
+      sql.raw(`multitask_strategy in (${MULTITASK_STRATEGIES.map((s) => `'${s}'`).join(', ')})`),
     ),
     index('threads_tenant_created').on(t.tenantId, t.createdAt.desc(), t.id.desc()),
     tenantIsolation(),
