@@ -3,6 +3,7 @@ import path from 'node:path'
 import { SharedEnv } from '@weave/config'
 import { describe, expect, it } from 'vitest'
 import { API_ENV_VARIABLES } from '../../apps/api/src/config.js'
+import { CLI_ENV_VARIABLES } from '../../apps/cli/src/config.js'
 import { WORKER_ENV_VARIABLES } from '../../apps/worker/src/config.js'
 
 // Every environment variable Weave reads is in the README's configuration table, and every
@@ -17,11 +18,12 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8')
 // documenting a variable to listing it here.
 const UNDOCUMENTED: ReadonlySet<string> = new Set<string>([])
 
-/** Every variable the API's and the workers' configurations read. */
+/** Every variable the API's, the workers' and the operator commands' configurations read. */
 const readByCode = new Set([
   ...Object.keys(SharedEnv),
   ...API_ENV_VARIABLES,
   ...WORKER_ENV_VARIABLES,
+  ...CLI_ENV_VARIABLES,
 ])
 
 /** The names in the first column of the README's `| variable | default | what |` table. */

@@ -3,8 +3,11 @@ import { ConfigError } from '@weave/api'
 import { WorkerConfigError } from '@weave/worker'
 import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
 import { apiCommand } from './commands/api.js'
+import { approvalsCommand } from './commands/approvals.js'
 import { auditCommand } from './commands/audit.js'
+import { graphsCommand } from './commands/graphs.js'
 import { migrateCommand } from './commands/migrate.js'
+import { runsCommand } from './commands/runs.js'
 import { startCommand } from './commands/start.js'
 import { tokenCommand } from './commands/token.js'
 import { workerCommand } from './commands/worker.js'
@@ -18,6 +21,9 @@ const COMMANDS: Record<string, Command> = {
   migrate: migrateCommand,
   token: tokenCommand,
   audit: auditCommand,
+  runs: runsCommand,
+  approvals: approvalsCommand,
+  graphs: graphsCommand,
 }
 
 const processIo: CliIo = {

@@ -7,7 +7,11 @@ Commands:
   worker    run a worker that executes runs
   migrate   create the database when missing and apply migrations
   token     print a development token (needs WEAVE_JWT_SECRET)
-  audit     verify an audit export offline: audit verify-export <file> --public-key <key>
+  audit     verify an audit export offline: audit verify-export <file> --public-key <key>;
+            or ask Weave to check the audit chain: audit verify
+  runs      list, get, watch, cancel or fork runs (needs --token or WEAVE_TOKEN)
+  approvals list, show, approve or reject approvals
+  graphs    push a graph file: its version, digest and what changed
 
 Run \`weave <command> --help\` for a command's options.
 Configuration comes only from environment variables; an invalid one exits with status 2.
@@ -28,6 +32,7 @@ Prints an HS256 token signed with WEAVE_JWT_SECRET, for development.
 
 /** `weave audit --help`. */
 export const AUDIT_USAGE = `Usage: weave audit verify-export <file> --public-key <key> [--anchor <file>]... [--json]
+       weave audit verify [--url <url>] [--token <token>] [--json]   (see weave audit verify --help)
 
 Verifies an export of GET /v1/audit/export offline, trusting only the public key: every anchor
 must be signed by it, and the chain must be intact and reach the newest anchor with the hash it

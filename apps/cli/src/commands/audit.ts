@@ -9,6 +9,7 @@ import {
   type SignedAnchor,
 } from '@weave/db'
 import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { auditVerifyCommand } from './audit-verify.js'
 import { AUDIT_USAGE } from '../usage.js'
 
 /** `weave audit verify-export`: verifies an audit export offline with only the public key. */
@@ -18,6 +19,7 @@ export const auditCommand: Command = async (args, io) => {
     io.stdout(AUDIT_USAGE)
     return subcommand === undefined ? EXIT.usage : EXIT.ok
   }
+  if (subcommand === 'verify') return auditVerifyCommand(rest, io)
   if (subcommand !== 'verify-export') throw new UsageError(`unknown subcommand "${subcommand}"`)
   const { values, positionals } = parseOptions(rest)
   if (values.help) {
