@@ -177,6 +177,29 @@ describe('GET /v1/runs/{id}/events as an event stream', () => {
     expect(Math.max(...latencies)).toBeLessThan(2_000)
   })
 
+  it('ends a stream when the token that opened it expires, and resumes with a fresh one', async () => {
+    const runId = await seedRun(['run.queued'])
+    const before = services.runEvents.size
+    const shortLived = await mintDevToken({
+      secret: SECRET,
+      tenant,
+      subject: 'reader',
+      scopes: ['runs:read'],
+      audience: 'weave',
+      expiresIn: 2,
+    })
+    const sse = await stream(runId, { authorization: `Bearer ${shortLived}` })
+    expect((await sse.next())?.event).toBe('run.queued')
+    // The run is not over, so only the expiry can end the stream.
+    await sse.comment((text) => text === 'token expired', 10_000)
+    expect(await sse.next(10_000)).toBeNull()
+    await until(() => services.runEvents.size === before, 'the stream to be released')
+    await append(runId, 'run.started')
+    const resumed = await stream(runId, { 'last-event-id': '1' })
+    expect((await resumed.next())?.event).toBe('run.started')
+    resumed.close()
+  })
+
   it('stops streaming when the client goes away', async () => {
     const runId = await seedRun(['run.queued'])
     const before = services.runEvents.size

@@ -85,6 +85,7 @@ function principalFrom(payload: JWTPayload, tenantClaim: string): Principal {
   }
   const principal: Principal = { tenant: tenant.data, subject, scopes: scopesFrom(payload.scope) }
   if (typeof payload.jti === 'string') principal.tokenId = payload.jti
+  if (typeof payload.exp === 'number') principal.expiresAt = new Date(payload.exp * 1000)
   return principal
 }
 

@@ -31,4 +31,6 @@ export interface Principal {
   scopes: ReadonlySet<string>
   /** The token's `jti`, when it has one. */
   tokenId?: string
+  /** When the token expires (its `exp`): a stream it opened ends then. */
+  expiresAt?: Date
 }

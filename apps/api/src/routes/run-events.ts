@@ -125,7 +125,9 @@ export const runEventRoutes: FastifyPluginAsyncZod<ApiServices> = async (
       // open() takes a slot before it awaits anything, so concurrent opens cannot overshoot the
       // per-process and per-tenant caps (503 with Retry-After beyond them).
       const afterSeq = request.headers['last-event-id'] ?? request.query.lastEventId ?? 0
-      const stream = await runEvents.open(request.tenant, id, afterSeq, request.log)
+      const stream = await runEvents.open(request.tenant, id, afterSeq, request.log, {
+        endAt: request.principal.expiresAt,
+      })
       streams.add(stream)
       stream.on('close', () => streams.delete(stream))
       return reply

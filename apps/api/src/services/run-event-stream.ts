@@ -59,8 +59,12 @@ export interface RunEventStreams {
     runId: string,
     afterSeq: number,
     log: Pick<Logger, 'warn'>,
+    options?: { endAt?: Date | undefined },
   ): Promise<PassThrough>
 }
+
+// setTimeout's longest delay; a later end is waited for in steps.
+const MAX_TIMER_MS = 2_147_483_647
 
 // Events read per query; a stream with more to send reads again at once.
 const PAGE = 200
@@ -135,7 +139,7 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
     get size() {
       return open
     },
-    async open(tenant, runId, afterSeq, log) {
+    async open(tenant, runId, afterSeq, log, options = {}) {
       // No await before this line: the check and the reservation are one step.
       const release = reserve(tenant)
       try {
@@ -150,6 +154,7 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
       let isDue = false
       let isFinished = false
       let stalled: NodeJS.Timeout | undefined
+      let expiry: NodeJS.Timeout | undefined
 
       const finish = (how: 'end' | 'destroy' = 'end') => {
         if (isFinished) return
@@ -157,6 +162,7 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
         clearInterval(poll)
         clearInterval(heartbeat)
         clearTimeout(stalled)
+        clearTimeout(expiry)
         unsubscribe()
         release()
         // A stalled client cannot take the rest: destroying closes its socket and frees it.
@@ -229,6 +235,19 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
       })
       // Fastify destroys the stream when the client goes away.
       stream.on('close', () => finish())
+      // A stream must not outlive the token that opened it: it ends when the token expires, and the
+      // client reconnects with a fresh one and Last-Event-ID, losing nothing.
+      const endAt = options.endAt
+      const expire = () => {
+        const remaining = endAt ? endAt.getTime() - Date.now() : Infinity
+        if (remaining > 0) {
+          expiry = setTimeout(expire, Math.min(remaining, MAX_TIMER_MS))
+          return
+        }
+        if (!isBlocked()) write(sseComment('token expired'))
+        finish()
+      }
+      if (endAt) expire()
       write(sseRetry(deps.retryMs ?? 2_000))
       wake()
       return stream
