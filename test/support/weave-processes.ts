@@ -158,6 +158,9 @@ async function launch(
     WEAVE_WORKER_LOCK_MS: '15000',
     WEAVE_WORKER_STALLED_INTERVAL_MS: '1000',
     WEAVE_RECONCILE_INTERVAL_MS: '0',
+    // A loaded machine may take longer than the default bound to stop; the harness's own
+    // SIGKILL (terminate) comes after this, so a slow stop is not reported as a forced one.
+    WEAVE_STOP_TIMEOUT_MS: '20000',
     ...o.env,
   }
   const workers: ChildProcess[] = []
@@ -283,7 +286,7 @@ async function terminate(child: ChildProcess): Promise<void> {
   stopping.add(child)
   const exited = once(child, 'exit')
   child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
   await exited
   clearTimeout(timer)
 }
