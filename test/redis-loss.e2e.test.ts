@@ -26,6 +26,17 @@ function slowSpec(server: string) {
   }
 }
 
+/** A person's answer, then a call: the answer must survive Redis losing its resume job. */
+function askSpec(server: string) {
+  return {
+    entry: 'ask',
+    steps: {
+      ask: { kind: 'input', saveAs: 'answer', next: 'store' },
+      store: { kind: 'http', method: 'POST', url: `${server}/store/{{ tag }}` },
+    },
+  }
+}
+
 function sampleValue(family: PromFamily | undefined, labels: Record<string, string>): number {
   const sample = family?.samples.find((s) =>
     Object.entries(labels).every(([k, v]) => s.labels[k] === v),
@@ -74,9 +85,16 @@ describe('Redis flushed in the middle of several runs', () => {
       }),
       201,
     )
-    const start = async (tag: string): Promise<string> =>
+    expectJson(
+      await weave.call('POST', '/v1/graphs', {
+        token,
+        body: { name: 'ask', spec: askSpec(server.url) },
+      }),
+      201,
+    )
+    const start = async (tag: string, graph = 'slow'): Promise<string> =>
       expectJson(
-        await weave.call('POST', '/v1/runs', { token, body: { graph: 'slow', input: { tag } } }),
+        await weave.call('POST', '/v1/runs', { token, body: { graph, input: { tag } } }),
         202,
       ).id
 
@@ -84,6 +102,8 @@ describe('Redis flushed in the middle of several runs', () => {
     // queued behind them (a waiting job): every kind of job is in Redis when it is flushed.
     const waiting = [await start('w1'), await start('w2')]
     for (const id of waiting) await waitForStep(weave, token, id, 'pause')
+    const asking = await start('i1', 'ask')
+    await waitForStep(weave, token, asking, 'ask')
     const running = [await start('r1'), await start('r2')]
     await waitUntil(
       () => server.requestsTo('/fetch/r1').length + server.requestsTo('/fetch/r2').length === 2,
@@ -91,17 +111,25 @@ describe('Redis flushed in the middle of several runs', () => {
       'both running runs to be mid-call',
     )
     const queued = await start('q1')
+    // The answer is accepted while both worker slots are busy: its resume job waits in Redis.
+    expectJson(
+      await weave.call('POST', `/v1/runs/${asking}/resume`, {
+        token,
+        body: { input: { colour: 'teal' } },
+      }),
+      202,
+    )
     const states = await Promise.all(
-      [...waiting, ...running, queued].map(
+      [...waiting, ...running, queued, asking].map(
         async (id) => (await weave.call('GET', `/v1/runs/${id}`, { token })).body.status,
       ),
     )
-    expect(states).toEqual(['waiting', 'waiting', 'running', 'running', 'queued'])
+    expect(states).toEqual(['waiting', 'waiting', 'running', 'running', 'queued', 'waiting'])
     expect(await redis.client.dbsize()).toBeGreaterThan(0)
 
     expect(await redis.client.flushall()).toBe('OK')
 
-    const all = [...waiting, ...running, queued]
+    const all = [...waiting, ...running, queued, asking]
     for (const id of all) await waitForRun(weave, token, id, ['completed'], 60_000)
 
     // No run was handed to a second executor: each call went out once.
@@ -109,6 +137,10 @@ describe('Redis flushed in the middle of several runs', () => {
       expect(server.requestsTo(`/fetch/${tag}`), tag).toHaveLength(1)
       expect(server.requestsTo(`/store/${tag}`), tag).toHaveLength(1)
     }
+    // The answer came back from Postgres, not from the lost job.
+    expect(server.requestsTo('/store/i1')).toHaveLength(1)
+    const answered = await weave.call('GET', `/v1/runs/${asking}`, { token })
+    expect(answered.body.state).toMatchObject({ tag: 'i1', answer: { colour: 'teal' } })
     for (const id of all) {
       const events = await runEvents(weave, token, id)
       expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1))
@@ -120,13 +152,14 @@ describe('Redis flushed in the middle of several runs', () => {
     const api = await fetch(`${weave.baseUrl}/metrics`)
     expect(api.status).toBe(200)
     const apiFamilies = parsePrometheusText(await api.text())
-    expect(sampleValue(apiFamilies.get('weave_runs'), { status: 'completed' })).toBe(5)
+    expect(sampleValue(apiFamilies.get('weave_runs'), { status: 'completed' })).toBe(6)
     expect(apiFamilies.has('weave_queue_jobs')).toBe(true)
     const worker = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
     const workerFamilies = parsePrometheusText(await worker.text())
     const repairs = workerFamilies.get('weave_reconciler_repairs_total')
     expect(sampleValue(repairs, { kind: 'requeued' })).toBeGreaterThanOrEqual(1)
     expect(sampleValue(repairs, { kind: 'timersFired' })).toBeGreaterThanOrEqual(2)
+    expect(sampleValue(repairs, { kind: 'resumeRequests' })).toBe(1)
     expect(sampleValue(repairs, { kind: 'recovered' })).toBe(0)
     expect(workerFamilies.get('weave_step_duration_seconds')?.type).toBe('histogram')
   })
