@@ -158,7 +158,7 @@ describe.skipIf(!HAS_CHROMIUM)('the approval inbox in a browser', () => {
     // Evaluated through the driver, not injected as a page script: the page's CSP forbids both.
     await page.evaluate(axe.source)
     const result = await page.evaluate(() =>
-      (globalThis as any).axe.run(document, { resultTypes: ['violations'] }),
+      (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] }),
     )
     const serious = (result.violations as any[]).filter((v) =>
       ['serious', 'critical'].includes(v.impact),
@@ -312,7 +312,8 @@ describe.skipIf(!HAS_CHROMIUM)('the approval inbox in a browser', () => {
       await page.keyboard.press('Tab')
       order.push(
         await page.evaluate(() => {
-          const el = document.activeElement as HTMLElement
+          // Runs in the page, where the DOM is (this file is compiled without the DOM's types).
+          const el = (globalThis as any).document.activeElement
           return `${el.tagName} ${el.textContent?.trim() || el.getAttribute('name') || ''}`.trim()
         }),
       )
