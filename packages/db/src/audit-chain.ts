@@ -25,6 +25,11 @@ export interface AuditEvent {
 
 /** `hash = sha256(prevHash + canonicalJson(event without hash))` (docs/http-api.md, Audit log). */
 export function auditHash(event: Omit<AuditEvent, 'hash'>): string {
+  return sha256Hex(event.prevHash + auditHashedJson(event))
+}
+
+/** The canonical JSON of an event that its hash covers (after the previous hash). */
+export function auditHashedJson(event: Omit<AuditEvent, 'hash'>): string {
   const body: Omit<AuditEvent, 'hash'> = {
     id: event.id,
     seq: event.seq,
@@ -38,7 +43,7 @@ export function auditHash(event: Omit<AuditEvent, 'hash'>): string {
     details: event.details,
     prevHash: event.prevHash,
   }
-  return sha256Hex(event.prevHash + canonicalJson(body))
+  return canonicalJson(body)
 }
 
 /** The API view of a stored audit row. */

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import type { Json } from '@weave/kernel'
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm'
-import { type AuditEvent, GENESIS_HASH, auditHash, toAuditEvent } from './audit-chain.js'
+import { type AuditEvent, auditHash, auditHashedJson, toAuditEvent } from './audit-chain.js'
 import type { TenantTx } from './client.js'
 import { decodeCursor, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
@@ -30,19 +30,20 @@ export interface AuditInput extends AuditContext {
  * or rolls back with the change it records. Writers of one tenant serialise on a
  * transaction-scoped advisory lock held until commit, so concurrent transactions still form one
  * gap-free chain (audit.int.test.ts); call it last in a transaction to hold that lock briefly.
+ * The lock, the chain's head and the insert are one statement, so the lock is held for it and
+ * the COMMIT.
  */
 export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<AuditEvent> {
-  // The chain's lock and its head in one round trip (weave_audit_head, migration 0018).
-  const head = await tx.db.execute<{ seq: string | number; hash: string }>(
-    sql`select seq, hash from weave_audit_head(${tx.tenant})`,
-  )
-  const row = head.rows[0]
-  const last = row ? { seq: Number(row.seq), hash: row.hash } : undefined
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
+  // The seq and the previous hash are known only under the chain's lock, inside
+  // weave_append_audit (migration 0019): the hashed JSON goes with markers in their place.
+  const marker = randomBytes(16).toString('hex')
+  const seqMarker = `seq-${marker}`
+  const prevMarker = `prev-${marker}`
   const unhashed: Omit<AuditEvent, 'hash'> = {
     id: randomUUID(),
-    seq: (last?.seq ?? 0) + 1,
+    seq: 0,
     // Millisecond ISO time: what timestamptz(3) stores and reads back unchanged.
     at: new Date().toISOString(),
     tenant: tx.tenant,
@@ -52,24 +53,27 @@ export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<Audi
     requestId: input.requestId ?? input.context?.requestId ?? null,
     ip: input.ip ?? input.context?.ip ?? null,
     details,
-    prevHash: last?.hash ?? GENESIS_HASH,
+    prevHash: prevMarker,
   }
-  const event: AuditEvent = { ...unhashed, hash: auditHash(unhashed) }
-  await tx.db.insert(auditEvents).values({
-    id: event.id,
-    tenantId: event.tenant,
-    seq: event.seq,
-    at: new Date(event.at),
-    actor: event.actor,
-    action: event.action,
-    targetKind: event.target.kind,
-    targetId: event.target.id,
-    requestId: event.requestId,
-    ip: event.ip,
-    details: event.details,
-    prevHash: event.prevHash,
-    hash: event.hash,
-  })
+  const body = auditHashedJson({ ...unhashed, seq: seqMarker as unknown as number })
+  const result = await tx.db.execute<{ seq: string | number; prev_hash: string; hash: string }>(
+    sql`select seq, prev_hash, hash from weave_append_audit(${tx.tenant}, ${unhashed.id}::uuid,
+      ${unhashed.at}::timestamptz, ${unhashed.actor}, ${unhashed.action},
+      ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId}, ${unhashed.ip},
+      ${JSON.stringify(details)}::jsonb, ${body}, ${seqMarker}, ${prevMarker})`,
+  )
+  const row = result.rows[0]!
+  const chained: Omit<AuditEvent, 'hash'> = {
+    ...unhashed,
+    seq: Number(row.seq),
+    prevHash: row.prev_hash,
+  }
+  const event: AuditEvent = { ...chained, hash: auditHash(chained) }
+  // The database filled in the markers and hashed; a hash other than this one's would break the
+  // chain, so the append fails (and its transaction rolls back) instead.
+  if (row.hash !== event.hash) {
+    throw new Error(`audit event ${event.id}: the database's hash differs from the chain's`)
+  }
   return event
 }
 
