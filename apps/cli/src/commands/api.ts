@@ -1,4 +1,5 @@
 import { createLogger, loadConfig } from '@weave/api'
+import { requireProductionKeys } from '../production-keys.js'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
@@ -24,6 +25,11 @@ export const apiCommand: Command = async (args, io) => {
   }
   const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
+  requireProductionKeys({
+    isProduction: config.isProduction,
+    secretsKey: config.secretsKey !== undefined,
+    auditSigningKey: config.auditSigningKey !== undefined,
+  })
   // Before anything connects; the API serves as the runtime login and queues jobs in Redis.
   await requireDependencies({
     postgres: { url: config.databaseUrl, role: 'runtime' },

@@ -1,6 +1,7 @@
 import { createLogger, createMetricsRegistry, loadConfig } from '@weave/api'
 import { migrateDatabase } from '@weave/db'
 import { loadWorkerConfig, runWorker, stopTimeoutOf } from '@weave/worker'
+import { requireProductionKeys } from '../production-keys.js'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { composeApi } from '../compose-api.js'
@@ -29,6 +30,11 @@ export const startCommand: Command = async (args, io) => {
   const { env, usesDevSecret } = withDevSecret(io.env)
   const config = loadConfig(env)
   const workerConfig = loadWorkerConfig(env)
+  requireProductionKeys({
+    isProduction: config.isProduction,
+    secretsKey: config.secretsKey !== undefined,
+    auditSigningKey: config.auditSigningKey !== undefined,
+  })
   // Before anything connects: migrating comes first, as the owner, and the worker needs Redis.
   await requireDependencies({
     postgres: { url: config.migrateDatabaseUrl, role: 'migrate' },

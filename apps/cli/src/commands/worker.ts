@@ -1,5 +1,6 @@
 import { createLogger } from '@weave/api'
 import { loadWorkerConfig, runWorker, stopTimeoutOf } from '@weave/worker'
+import { requireProductionKeys } from '../production-keys.js'
 import { rejectArguments } from '../arguments.js'
 import { EXIT, type Command } from '../cli-io.js'
 import { requireDependencies } from '../dependency-check.js'
@@ -24,6 +25,11 @@ export const workerCommand: Command = async (args, io) => {
   }
   // The development JWT secret, when used, is what the webhook secrets key derives from.
   const config = loadWorkerConfig(withDevSecret(io.env).env)
+  requireProductionKeys({
+    isProduction: config.isProduction,
+    secretsKey: config.secretsKey !== undefined,
+    auditSigningKey: config.auditAnchors !== undefined,
+  })
   // Before anything connects; the worker runs as the runtime login and takes jobs from Redis.
   await requireDependencies({
     postgres: { url: config.databaseUrl, role: 'runtime' },
