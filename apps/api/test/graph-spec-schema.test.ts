@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { validateAgainstSchema, type Json } from '@weave/spec'
+import { validateAgainstSchema } from '@weave/spec'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.js'
 import {
@@ -11,6 +11,8 @@ import {
 import { schemaRoutes } from '../src/routes/schemas.js'
 import type { ApiServices } from '../src/services/api-services.js'
 import { captureLog, testConfig } from './support.js'
+
+type Json = Parameters<typeof validateAgainstSchema>[0]
 
 const read = (path: string) =>
   JSON.parse(readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8')) as Json
