@@ -5,6 +5,7 @@ import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
 import { apiCommand } from './commands/api.js'
 import { approvalsCommand } from './commands/approvals.js'
 import { auditCommand } from './commands/audit.js'
+import { doctorCommand } from './commands/doctor.js'
 import { graphsCommand } from './commands/graphs.js'
 import { migrateCommand } from './commands/migrate.js'
 import { runsCommand } from './commands/runs.js'
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   migrate: migrateCommand,
   token: tokenCommand,
   audit: auditCommand,
+  doctor: doctorCommand,
   runs: runsCommand,
   approvals: approvalsCommand,
   graphs: graphsCommand,

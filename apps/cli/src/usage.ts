@@ -7,6 +7,7 @@ Commands:
   worker    run a worker that executes runs
   migrate   create the database when missing and apply migrations
   token     print a development token (needs WEAVE_JWT_SECRET)
+  doctor    check the configuration, the database login, migrations and Redis
   audit     verify an audit export offline: audit verify-export <file> --public-key <key>;
             or ask Weave to check the audit chain: audit verify
   runs      list, get, watch, cancel or fork runs (needs --token or WEAVE_TOKEN)
@@ -42,4 +43,14 @@ signed. Exits 0 when it is, 1 when it is not (naming the problem and the first b
   --anchor <file>      anchors kept elsewhere (as the anchor webhook received them: one JSON
                        object, or one a line); may be repeated
   --json               print the verification as JSON
+`
+
+/** `weave doctor --help`. */
+export const DOCTOR_USAGE = `Usage: weave doctor
+
+Checks what weave api and weave worker need, as the environment configures them, and prints
+one line per check: the configuration (in production, WEAVE_SECRETS_KEY and
+WEAVE_AUDIT_SIGNING_KEY too), the runtime database login (not a superuser, no BYPASSRLS, owns
+nothing, may act as weave_app), the migrations (read as WEAVE_MIGRATE_DATABASE_URL) and Redis.
+Exits 1 when anything is wrong.
 `

@@ -88,6 +88,26 @@ export async function migrateDatabase(
   }
 }
 
+/**
+ * The tags of the migrations not applied to the database yet, oldest first (all of them for a
+ * database never migrated). Connect as the owner: the runtime login may not read drizzle's table.
+ * @throws the driver's error when the server is unreachable or refuses the login
+ */
+export async function pendingMigrations(
+  connectionString: string,
+  migrationsFolder = APP_MIGRATIONS_FOLDER,
+): Promise<string[]> {
+  const journal = readJournal(migrationsFolder)
+  const client = new pg.Client({ connectionString })
+  await client.connect()
+  try {
+    const last = await lastAppliedMillis(client)
+    return journal.filter((e) => last === null || e.when > last).map((e) => e.tag)
+  } finally {
+    await client.end()
+  }
+}
+
 function readJournal(folder: string): JournalEntry[] {
   const raw = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as {
     entries: JournalEntry[]
