@@ -75,6 +75,18 @@ export type ReconcileJob = z.infer<typeof ReconcileJob>
 export const AnchorAuditJob = z.object({}).strict()
 export type AnchorAuditJob = z.infer<typeof AnchorAuditJob>
 
+/**
+ * `fire-schedule`: one tick of a schedule, added by the schedule's BullMQ job scheduler (its
+ * tick's time is the job's `prevMillis`). The firing itself is decided in Postgres.
+ */
+export const FireScheduleJob = z.object({ scheduleId: z.uuid(), tenant: Tenant }).strict()
+export type FireScheduleJob = z.infer<typeof FireScheduleJob>
+
+/** The id of a schedule's BullMQ job scheduler. */
+export function scheduleTimerId(scheduleId: string): string {
+  return `schedule-${scheduleId}`
+}
+
 interface JobSpec<P extends z.ZodType> {
   queue: QueueName
   name: string
@@ -127,6 +139,13 @@ export const JOBS = {
     name: 'deliver',
     payload: DeliverJob,
     id: (p) => `delivery-${p.deliveryId}`,
+  }),
+  fireSchedule: job({
+    queue: 'timers',
+    name: 'fire-schedule',
+    payload: FireScheduleJob,
+    // The job scheduler's id; BullMQ gives each tick's job `repeat:<this>:<tick millis>`.
+    id: (p) => scheduleTimerId(p.scheduleId),
   }),
   reconcile: job({
     queue: 'maintenance',

@@ -17,3 +17,9 @@ export {
   type HealthProbe,
 } from './dependency-health.js'
 export { dependenciesBehind, isRedisUnavailable } from './outage-errors.js'
+export {
+  cronProblem,
+  latestTickBetween,
+  nextIntervalTick,
+  timeZoneProblem,
+} from './schedule-timing.js'

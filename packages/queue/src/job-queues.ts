@@ -2,14 +2,18 @@ import {
   JOBS,
   QUEUES,
   jobId,
+  scheduleTimerId,
   type EnqueueOptions,
   type JobKind,
   type JobPayload,
   type JobSink,
   type QueueName,
+  type ScheduleRow,
+  type ScheduleTimers,
 } from '@weave/db'
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq'
 import { isRedisUnavailable } from './outage-errors.js'
+import { nextIntervalTick } from './schedule-timing.js'
 
 /** Where the queues live. */
 export interface JobQueueOptions {
@@ -89,10 +93,18 @@ async function closeQueue(queue: Queue): Promise<void> {
   }
 }
 
+// A tick's firing is idempotent in Postgres, so a tick that failed (Postgres away) is tried again.
+const SCHEDULE_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
+}
+
 const LIVE_STATES = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'])
 
 /** Weave's queues and the one way to add a job to them. */
-export interface JobQueues extends JobSink {
+export interface JobQueues extends JobSink, ScheduleTimers {
   readonly runs: Queue
   readonly timers: Queue
   readonly webhooks: Queue
@@ -189,6 +201,30 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
         { every: everyMs },
         { name: JOBS.anchorAudit.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
       )
+    },
+    async setScheduleTimer(schedule: ScheduleRow, from = new Date()) {
+      const data = { scheduleId: schedule.id, tenant: schedule.tenantId }
+      const id = jobId('fireSchedule', data)
+      // An interval's ticks keep to the lattice `createdAt + k * every` across rebuilds, so a
+      // catch-up firing and the rebuilt scheduler agree on each tick's key.
+      const repeat =
+        schedule.cron !== null
+          ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' }
+          : {
+              every: schedule.everyMs as number,
+              startDate: nextIntervalTick(schedule.everyMs as number, schedule.createdAt, from),
+            }
+      await queues.timers.upsertJobScheduler(id, repeat, {
+        name: JOBS.fireSchedule.name,
+        data,
+        opts: SCHEDULE_JOB_OPTIONS,
+      })
+    },
+    async removeScheduleTimer(scheduleId) {
+      await queues.timers.removeJobScheduler(scheduleTimerId(scheduleId))
+    },
+    async hasScheduleTimer(scheduleId) {
+      return (await queues.timers.getJobScheduler(scheduleTimerId(scheduleId))) !== undefined
     },
     async close() {
       await Promise.all(Object.values(queues).map(closeQueue))

@@ -1,6 +1,7 @@
 import type { Processor } from 'bullmq'
 import { runAnchorPass, type AuditAnchorDeps } from '../audit-anchors.js'
 import { reconcileOnce, type ReconcilerDeps } from '../reconciler.js'
+import { reconcileSchedules } from '../schedules.js'
 import { jobProcessor } from './job-processor.js'
 
 /**
@@ -14,10 +15,23 @@ export function maintenanceProcessor(
 ): Processor {
   return jobProcessor<object>(deps.metrics, {
     reconcile: async () => {
+      // Schedules first: a run a caught-up firing starts is then in the same pass's sight.
+      // A failure there must not keep the runs from their repairs; it fails the job after them.
+      let failure: unknown
+      const schedules = await reconcileSchedules({ ...deps, jobs: deps.queues }).catch(
+        (err: unknown) => {
+          failure = err
+          return null
+        },
+      )
+      if (schedules && schedules.rebuilt > 0) {
+        deps.log.info(schedules, 'reconciler rebuilt schedules')
+      }
       const report = await reconcileOnce(deps)
       const repaired = Object.values(report).reduce((sum, count) => sum + count, 0)
       if (repaired > 0) deps.log.info(report, 'reconciler pass repaired runs')
-      return report
+      if (failure !== undefined) throw failure
+      return { ...report, schedules }
     },
     anchorAudit: async () => {
       if (!deps.auditAnchors) throw new Error('this worker has no WEAVE_AUDIT_SIGNING_KEY')

@@ -83,6 +83,8 @@ export const schedules = pgTable(
     graphName: text('graph_name').notNull(),
     // Firings start runs of this thread (its strategy applies) instead of plain runs.
     threadId: uuid('thread_id').references((): AnyPgColumn => threads.id),
+    // A graph target's version; null: each firing takes the graph's latest version.
+    graphVersion: integer('graph_version'),
     input: jsonb('input').notNull().default({}),
     cron: text('cron'),
     timezone: text('timezone'),
