@@ -117,7 +117,13 @@ describe('tenancy', () => {
   })
 
   it("shows another tenant nothing of this tenant's lists or audit log", async () => {
-    for (const url of ['/v1/graphs', '/v1/runs', '/v1/approvals', '/v1/audit']) {
+    for (const url of [
+      '/v1/graphs',
+      '/v1/runs',
+      '/v1/approvals',
+      '/v1/audit',
+      '/v1/audit/anchors',
+    ]) {
       const page = expectJson(
         await h.call({ method: 'GET', url, token: intruderToken }),
         200,
@@ -129,7 +135,7 @@ describe('tenancy', () => {
       await h.call({ method: 'GET', url: '/v1/audit/verify', token: intruderToken }),
       200,
     )
-    expect(verify).toEqual({ ok: true, checked: 0 })
+    expect(verify).toEqual({ ok: true, checked: 0, anchor: null })
     const started = await h.call({
       method: 'POST',
       url: '/v1/runs',
