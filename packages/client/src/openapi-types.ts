@@ -577,6 +577,134 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/schedules': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the tenant's schedules, newest first
+     * @description Schedules that are not deleted, paused ones included; paged.
+     */
+    get: operations['listSchedules']
+    put?: never
+    /**
+     * Create a schedule
+     * @description Starts runs of a graph (or of a thread, from its latest state) with `input` on a `cron` expression read in an IANA `timezone`, or every `everyMs` milliseconds. Each tick fires once however many workers run, and is recorded as a firing (its run, or why it started none). A bad cron expression or time zone is 422 with a pointer to the field. Audited.
+     */
+    post: operations['createSchedule']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/schedules/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get a schedule
+     * @description The schedule with its target, timing, input and policies; a deleted one is 404. Its firings are at `/v1/schedules/{id}/firings`.
+     */
+    get: operations['getSchedule']
+    put?: never
+    post?: never
+    /**
+     * Delete a schedule
+     * @description The schedule fires no more and leaves the lists; runs it started are not touched. Audited.
+     */
+    delete: operations['deleteSchedule']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/schedules/{id}/firings': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a schedule's firings, newest first
+     * @description Each firing with its tick, and the run it started or why it started none.
+     */
+    get: operations['listScheduleFirings']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/schedules/{id}/pause': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Pause a schedule
+     * @description Stops the schedule firing until it is resumed; a no-op when it is paused. Audited.
+     */
+    post: operations['pauseSchedule']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/schedules/{id}/resume': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Resume a schedule
+     * @description Lets a paused schedule fire again from its next tick; ticks that fell while it was paused are not caught up. A no-op when it is not paused. Audited.
+     */
+    post: operations['resumeSchedule']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/schedules/{id}/trigger': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Fire a schedule now
+     * @description Fires the schedule once now, paused or not, under its overlap policy, and answers the firing: the run it started, or why it started none. The schedule's ticks are unchanged. Audited.
+     */
+    post: operations['triggerSchedule']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/threads': {
     parameters: {
       query?: never
@@ -1518,6 +1646,11 @@ export interface components {
        */
       firstBadId?: string
     }
+    /**
+     * @description `once`: after an outage the newest missed tick fires once (older ones are not replayed); `skip`: a missed tick (handled more than 60 s late, or fallen while Redis had lost the schedule) starts no run and is recorded as skipped, `missed`
+     * @enum {string}
+     */
+    CatchUpPolicy: 'once' | 'skip'
     Checkpoint: {
       seq: number
       lastStep: string
@@ -1553,6 +1686,64 @@ export interface components {
        * @example 2025-01-31T09:30:00.000Z
        */
       savedAt: string
+    }
+    /**
+     * @example {
+     *       "target": {
+     *         "graph": "reconciliation"
+     *       },
+     *       "cron": "0 6 * * 1",
+     *       "timezone": "Europe/Berlin",
+     *       "input": {
+     *         "account": "acc_7"
+     *       },
+     *       "overlap": "skip"
+     *     }
+     */
+    CreateScheduleBody: {
+      /** @description What each firing runs: a graph (with an optional version) or a thread */
+      target: {
+        /**
+         * @description Fire plain runs of this graph
+         * @example refunds
+         */
+        graph?: string
+        /** @description The graph's version to run; default: the latest at each firing */
+        version?: number
+        /**
+         * @description Fire runs of this thread instead, each from the thread's latest state
+         * @example support:customer-42
+         */
+        thread?: string
+      }
+      /**
+       * @description A cron expression (5 fields, or 6 with seconds first), as BullMQ reads it; give either `cron` or `everyMs`
+       * @example 0 9 * * 1-5
+       */
+      cron?: string
+      /**
+       * @description The IANA time zone `cron` is read in; default `UTC`
+       * @example Europe/Berlin
+       */
+      timezone?: string
+      /** @description Fire every this many milliseconds (at least 1000) instead */
+      everyMs?: number
+      /**
+       * @description Each firing's run input; default {}
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      input?: {
+        [key: string]: unknown
+      }
+      /** @description Default `skip` */
+      overlap?: components['schemas']['OverlapPolicy']
+      /** @description Default `once` */
+      catchUp?: components['schemas']['CatchUpPolicy']
+      /** @description Create it paused; default false */
+      paused?: boolean
     }
     /**
      * @example {
@@ -1965,6 +2156,11 @@ export interface components {
     } & {
       [key: string]: unknown
     }
+    /**
+     * @description `skip`: the firing starts no run (recorded as skipped, `overlap`); `enqueue` (thread targets only): the run waits behind the thread's active run; `allow`: the run starts regardless (a thread target's own multitask strategy still applies)
+     * @enum {string}
+     */
+    OverlapPolicy: 'skip' | 'enqueue' | 'allow'
     ParallelStep: {
       /** @constant */
       kind: 'parallel'
@@ -2729,6 +2925,74 @@ export interface components {
       finishedAt: string | null
       forkedFrom: string | null
       forkedSeq: number | null
+    }
+    Schedule: {
+      /** Format: uuid */
+      id: string
+      target: {
+        graph: string
+        /** @description Null: the latest at each firing */
+        version: number | null
+        /** @description The thread key; null: plain runs */
+        thread: string | null
+      }
+      cron: string | null
+      timezone: string | null
+      everyMs: number | null
+      /**
+       * @description A JSON object
+       * @example {
+       *       "amount": 120,
+       *       "customer": "c_42"
+       *     }
+       */
+      input: {
+        [key: string]: unknown
+      }
+      overlap: components['schemas']['OverlapPolicy']
+      catchUp: components['schemas']['CatchUpPolicy']
+      paused: boolean
+      createdBy: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      updatedAt: string
+    }
+    ScheduleFiring: {
+      /** Format: uuid */
+      id: string
+      /** Format: uuid */
+      scheduleId: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      firedAt: string
+      /** @description The tick the firing was for; null for a manual trigger */
+      scheduledFor: string | null
+      manual: boolean
+      /** @enum {string} */
+      outcome: 'started' | 'skipped'
+      /** @description The run it started; null when skipped */
+      runId: string | null
+      /** @description Why it started no run: `overlap` (a run of an earlier firing is active), `thread-busy` (the thread's strategy refused it), `missed` (late, catch-up `skip`), `target-unavailable` (the graph, version or thread is gone or archived) */
+      reason: ('overlap' | 'thread-busy' | 'missed' | 'target-unavailable') | null
+    }
+    ScheduleFiringPage: {
+      items: components['schemas']['ScheduleFiring'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
+    }
+    SchedulePage: {
+      items: components['schemas']['Schedule'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
     }
     SetStep: {
       /** @constant */
@@ -6085,6 +6349,672 @@ export interface operations {
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again, when the dependency is expected back */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listSchedules: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['SchedulePage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateScheduleBody']
+      }
+    }
+    responses: {
+      /** @description The schedule was created */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Schedule']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The input parses but does not validate */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Schedule']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The schedule is deleted */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listScheduleFirings: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ScheduleFiringPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  pauseSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Schedule']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  resumeSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Schedule']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  triggerSchedule: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The firing */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ScheduleFiring']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
           'Retry-After'?: number
           'X-Request-Id': components['headers']['XRequestId']
           [name: string]: unknown

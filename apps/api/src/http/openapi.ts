@@ -15,6 +15,10 @@ const TAGS = [
     name: 'threads',
     description: 'Agents addressed by a key: state kept across runs, one active run at a time',
   },
+  {
+    name: 'schedules',
+    description: 'Runs of a graph or a thread on a cron or an interval, each firing recorded',
+  },
   { name: 'approvals', description: 'Read and decide approvals' },
   { name: 'webhooks', description: 'Outbound webhook subscriptions and deliveries' },
   { name: 'audit', description: 'The tamper-evident audit log' },

@@ -8,6 +8,7 @@ import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
 import { runRoutes } from './runs.js'
+import { scheduleRoutes } from './schedules.js'
 import { threadRoutes } from './threads.js'
 import { schemaRoutes } from './schemas.js'
 import { webhookRoutes } from './webhooks.js'
@@ -23,6 +24,7 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   runRoutes,
   runEventRoutes,
   threadRoutes,
+  scheduleRoutes,
   approvalRoutes,
   approvalHookRoutes,
   auditRoutes,

@@ -1,4 +1,10 @@
-import { GraphRegistry, createApprovalLifecycle, type Database, type JobSink } from '@weave/db'
+import {
+  GraphRegistry,
+  createApprovalLifecycle,
+  type Database,
+  type JobSink,
+  type ScheduleTimers,
+} from '@weave/db'
 import { createEgressPolicy, type LookupAll } from '@weave/spec'
 import type { KeyObject } from 'node:crypto'
 import type { Logger } from 'pino'
@@ -14,6 +20,7 @@ import {
   type RunEventStreams,
 } from './run-event-stream.js'
 import { createRunService, type RunService } from './run-service.js'
+import { createScheduleService, type ScheduleService } from './schedule-service.js'
 import { createThreadService, type ThreadService } from './thread-service.js'
 import { createWebhookService, type WebhookService } from './webhook-service.js'
 
@@ -22,6 +29,7 @@ export interface ApiServices {
   graphs: GraphService
   runs: RunService
   threads: ThreadService
+  schedules: ScheduleService
   runEvents: RunEventStreams
   approvals: ApprovalService
   approvalHooks: ApprovalHookService
@@ -37,6 +45,11 @@ export interface ApiServiceDeps {
   database: Database
   /** Where jobs are added (`createJobQueues` of @weave/queue). */
   jobs: JobSink
+  /**
+   * Where schedules' job schedulers are set; `jobs` when it offers them (the queues of
+   * `createJobQueues` do). Without either, the worker's reconciler sets them.
+   */
+  scheduleTimers?: ScheduleTimers
   /** Compiled graphs for run history; one over `database` when absent. */
   registry?: GraphRegistry
   /** Reports handled degradations (a job left to the reconciler). */
@@ -81,6 +94,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     }),
     runs,
     threads: createThreadService(serviceDeps),
+    schedules: createScheduleService(serviceDeps, deps.scheduleTimers ?? timersOf(deps.jobs)),
     runEvents: createRunEventStreams({ ...deps.runEvents, database: deps.database }),
     approvals: createApprovalService(serviceDeps, {
       publicUrl: deps.publicUrl ?? 'http://127.0.0.1:3000',
@@ -98,4 +112,13 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
     }),
     inbox: createInboxService(serviceDeps, runs),
   }
+}
+
+function timersOf(jobs: JobSink): ScheduleTimers | undefined {
+  const candidate = jobs as Partial<ScheduleTimers>
+  return typeof candidate.setScheduleTimer === 'function' &&
+    typeof candidate.removeScheduleTimer === 'function' &&
+    typeof candidate.hasScheduleTimer === 'function'
+    ? (jobs as JobSink & ScheduleTimers)
+    : undefined
 }
