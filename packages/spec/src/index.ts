@@ -31,6 +31,7 @@ export {
   HandlerStepSpec,
   FailStepSpec,
   AgentStepSpec,
+  AGENT_APPROVAL_ACTIONS,
   AGENT_TOOL_NAME_PATTERN,
 } from './step-schema.js'
 export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits, MAX_STEPS } from './graph-spec.js'

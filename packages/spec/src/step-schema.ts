@@ -112,6 +112,9 @@ const McpServerUrl = z
     { error: 'an MCP server is an absolute http or https URL without credentials' },
   )
 
+/** What an approver may do with an agent's tool call. */
+export const AGENT_APPROVAL_ACTIONS = ['accept', 'edit', 'respond', 'ignore'] as const
+
 /** A tool name as chat-completion endpoints accept function names. */
 export const AGENT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
 
@@ -186,6 +189,16 @@ const AgentPermission = z.strictObject({
       required: approvalFields.required,
       separationOfDuties: approvalFields.separationOfDuties,
       timeout: approvalFields.timeout,
+      /**
+       * What an approver may do with the call (default: all four): `accept` runs it as asked,
+       * `edit` runs it with changed arguments, `respond` answers the model instead, `ignore`
+       * refuses it without an answer.
+       */
+      allow: z
+        .array(z.enum(AGENT_APPROVAL_ACTIONS))
+        .min(1)
+        .refine((a) => new Set(a).size === a.length, { error: 'each action once' })
+        .optional(),
     })
     .optional(),
 })

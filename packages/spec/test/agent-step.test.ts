@@ -546,6 +546,39 @@ describe('agent step: asking a person', () => {
     )
   })
 
+  it('offers the approver only what the rule allows: no edit, no answer, or no approval as asked', async () => {
+    const rule = (allow: string[]) => ({ ...askRule, approval: { ...askRule.approval, allow } })
+    const g = await setup({ permissions: [rule(['accept', 'ignore'])] }, refundTurn)
+    const r = await g.run()
+    const [reason] = g.host.reasons as any[]
+    expect(reason.details.allow).toEqual(['accept', 'ignore'])
+    expect(reason.materialHash).toBe(approvalMaterialHash(reason.title, reason.details))
+    // No edit: the approval takes no input, so a changed call is refused when it is decided.
+    expect(reason.inputSchema).toEqual({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    })
+    const answered = {
+      ...(decision('rejected') as object),
+      decisions: [
+        { by: 'bob', decision: 'reject', comment: 'Say sorry.', input: null, at: '2030-01-01' },
+      ],
+    }
+    g.host.settle(r.runId, 'agent', answered)
+    const done = await g.resume(r.runId)
+    // No respond: the comment stays on the record, the model is only told of the refusal.
+    const tool = conversation(done).messages.find((m: any) => m.role === 'tool')
+    expect(tool.content).toBe('A person refused this call; it was not run.')
+
+    const editOnly = await setup({ permissions: [rule(['edit'])] }, refundTurn)
+    const asked = await editOnly.run()
+    editOnly.host.settle(asked.runId, 'agent', decision('approved'))
+    const refused = await editOnly.resume(asked.runId)
+    expect(refunds()).toEqual([])
+    expect(conversation(refused).calls[0]).toMatchObject({ outcome: 'denied' })
+  })
+
   it('runs nothing when quorum approvers did not all approve the same changed call', async () => {
     const approve = (by: string, input: Json) => ({
       by,

@@ -16,7 +16,11 @@ export interface ToolCall {
   arguments: Record<string, Json>
   callId: string | undefined
   assistantMessage: string | undefined
+  /** What the rule lets an approver do with the call (accept, edit, respond, ignore). */
+  allow: ReadonlySet<string>
 }
+
+const EVERY_ACTION: ReadonlySet<string> = new Set(['accept', 'edit', 'respond', 'ignore'])
 
 /** The decision controls a page offers, or none (read only). */
 export interface PanelControls {
@@ -43,6 +47,9 @@ export function toolCallOf(approval: Pick<ApprovalView, 'details'>): ToolCall | 
     callId: typeof details.callId === 'string' ? details.callId : undefined,
     assistantMessage:
       typeof details.assistantMessage === 'string' ? details.assistantMessage : undefined,
+    allow: Array.isArray(details.allow)
+      ? new Set(details.allow.filter((a): a is string => typeof a === 'string'))
+      : EVERY_ACTION,
   }
 }
 
@@ -248,8 +255,12 @@ function controlsSection(
   controls: PanelControls,
 ): SafeHtml {
   const { approval } = model
+  // A tool call's rule may narrow what the approver can do; the agent enforces it too.
+  const may = (action: string) => call === null || call.allow.has(action)
   const canApprove = controls.decisions.includes('approve')
   const canReject = controls.decisions.includes('reject')
+  const canAccept = canApprove && may('accept')
+  const canRefuse = canReject && (may('ignore') || may('respond'))
   const hidden = html`<input
       type="hidden"
       name="materialHash"
@@ -268,12 +279,12 @@ function controlsSection(
         <textarea id="comment" name="comment" rows="2" maxlength="2000"></textarea>
       </div>
       <div class="buttons">
-        ${canApprove ? html`<button type="submit" name="decision" value="approve" class="approve">Approve</button>` : ''}${canReject ? html`<button type="submit" name="decision" value="reject" class="reject">Reject</button>` : ''}
+        ${canAccept ? html`<button type="submit" name="decision" value="approve" class="approve">Approve</button>` : ''}${canRefuse ? html`<button type="submit" name="decision" value="reject" class="reject">Reject</button>` : ''}
       </div>
     </form>
-    ${call && canApprove ? editForm(model, call, hidden) : ''}
+    ${call && canApprove && may('edit') ? editForm(model, call, hidden) : ''}
     ${
-      call && canReject
+      call && canReject && may('respond')
         ? html`<form method="post" data-form="respond">
             ${hidden}<input type="hidden" name="decision" value="reject" />
             <div class="field">

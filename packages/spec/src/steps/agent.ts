@@ -7,7 +7,7 @@ import { jsonSchemaErrors, validateAgainstSchema } from '../json-schema.js'
 import { isJsonObject, isProtocolKey } from '../json-value.js'
 import { toPointer } from '../problem.js'
 import { compileRouter } from '../routing.js'
-import type { AgentStepSpec } from '../step-schema.js'
+import { AGENT_APPROVAL_ACTIONS, type AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
 import type { AgentEvent } from '../agent-events.js'
 import type { ApprovalReason } from '../yield-reasons.js'
@@ -385,6 +385,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     title: string,
     details: Json,
     parameters: Json,
+    editable: boolean,
   ): ApprovalReason {
     const approval = verdict.rule?.approval
     return {
@@ -403,10 +404,10 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       // Not a state key: the decision is kept in the conversation, with the call it settled.
       saveAs: `${saveAs}/calls/${call.callId}`,
       // An approver may send changed arguments (`input.arguments`), checked against the tool's
-      // schema before the decision is recorded.
+      // schema before the decision is recorded; where the rule allows no edit, no input at all.
       inputSchema: {
         type: 'object',
-        properties: { arguments: parameters },
+        properties: editable ? { arguments: parameters } : {},
         additionalProperties: false,
       },
     }
@@ -458,13 +459,26 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       titleTemplate === undefined
         ? `Allow ${call.tool}?`
         : await titleTemplate.render(args, ctx.step)
+    const allowed = verdict.rule?.approval?.allow
+    const may = (action: (typeof AGENT_APPROVAL_ACTIONS)[number]) =>
+      allowed === undefined || allowed.includes(action)
     const details: Json = {
       tool: call.tool,
       arguments: args,
       callId: call.callId,
       assistantMessage: assistantTextOf(c.messages, call.callId),
+      // What the approver may do is part of what they are shown, and of the material.
+      ...(allowed === undefined ? {} : { allow: [...allowed] }),
     }
-    const reason = approvalReason(ctx, call, verdict, title, details, tool.spec.parameters)
+    const reason = approvalReason(
+      ctx,
+      call,
+      verdict,
+      title,
+      details,
+      tool.spec.parameters,
+      may('edit'),
+    )
     if (ctx.resumeInput !== undefined && cx.deps.approvals) {
       const record = await cx.deps.approvals.decision({
         runId: ctx.runId,
@@ -483,6 +497,16 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
             })
           }
           if (edited === undefined) {
+            if (!may('accept')) {
+              return settle(
+                'The call was approved as asked, which its rule does not allow; it was not run.',
+                {
+                  permission: 'ask',
+                  outcome: 'denied',
+                  decision: record,
+                },
+              )
+            }
             return settle(await run(), {
               permission: 'ask',
               outcome: 'ran',
@@ -514,7 +538,8 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
           })
         }
         const expired = record.status === 'expired'
-        const answer = expired ? undefined : responseOf(record)
+        // Without `respond`, a person's comment is kept on the record but not given to the model.
+        const answer = expired || !may('respond') ? undefined : responseOf(record)
         const told = expired
           ? 'No person approved this call before its approval expired; it was not run.'
           : answer !== undefined
