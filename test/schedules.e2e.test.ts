@@ -74,6 +74,41 @@ describe('schedules through the API and two worker processes', () => {
     expect(rows.reduce((sum, r) => sum + Number(r.n), 0)).toBe(firings.length)
   })
 
+  it('fires a tick missed while every worker was down once when a worker is back', async () => {
+    const token = await weave.token('t-outage', 'alice', SCOPES)
+    const call = (method: string, path: string, body?: unknown) =>
+      weave.call(method, path, { token, ...(body === undefined ? {} : { body }) })
+    expectJson(await call('POST', '/v1/graphs', { name: 'quick', spec: QUICK }), 201)
+    const schedule = expectJson<{ id: string }>(
+      await call('POST', '/v1/schedules', { target: { graph: 'quick' }, everyMs: 1000 }),
+      201,
+    )
+    const firingsOf = async () =>
+      expectJson<{ items: Firing[] }>(
+        await call('GET', `/v1/schedules/${schedule.id}/firings?limit=200`),
+        200,
+      ).items
+    await waitUntil(async () => (await firingsOf()).length >= 2, 60_000, 'two firings')
+    // A graceful stop finishes the firing in hand, so every tick before it is recorded.
+    for (const worker of [...weave.workers]) await weave.stopWorker(worker)
+    const lastBefore = Math.max(...(await firingsOf()).map((f) => Date.parse(f.scheduledFor!)))
+    await waitUntil(async () => Date.now() > lastBefore + 3500, 10_000, 'three ticks to pass')
+    const back = Date.now()
+    await weave.startWorker()
+    await waitUntil(
+      async () => (await firingsOf()).some((f) => Date.parse(f.scheduledFor!) > back),
+      60_000,
+      'a tick after the outage',
+    )
+    expectJson(await call('POST', `/v1/schedules/${schedule.id}/pause`), 200)
+    const during = (await firingsOf()).filter((f) => {
+      const tick = Date.parse(f.scheduledFor!)
+      return tick > lastBefore && tick < back
+    })
+    expect(during).toHaveLength(1)
+    expect(during[0]!.outcome).toBe('started')
+  })
+
   it("runs the README's schedules section as written", async () => {
     const readme = await readFile(`${ROOT}/README.md`, 'utf8')
     const threads = fencedBlocks(readmeSection(readme, '## Threads: an agent addressed by a key'))
