@@ -99,8 +99,8 @@ export function listFragment(items: InboxItem[], isTruncated: boolean, now: Date
             <code>${run.graph}</code> v${run.version} · run
             <code>${run.id.slice(0, 8)}</code> started by ${run.createdBy} · asked
             <time datetime="${approval.createdAt}">${timeText(approval.createdAt)}</time> ·
-            ${approval.decisions.filter((d) => d.decision === "approve").length}/${approval.required} approvals ·
-            ${timeLeft(approval.expiresAt, now)}
+            ${approval.decisions.filter((d) => d.decision === 'approve').length}/${approval.required}
+            approvals · ${timeLeft(approval.expiresAt, now)}
           </p>
         </li>`
       })}
