@@ -1241,6 +1241,7 @@ export interface components {
           required?: number
           separationOfDuties?: boolean
           timeout?: string
+          allow?: ('accept' | 'edit' | 'respond' | 'ignore')[]
         }
       }[]
       limits?: {
