@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
-import { GraphRegistry } from '@weave/db'
+import { GraphRegistry, deriveAuditSigningKey } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
 import { buildApp, type App } from '../../../src/app.js'
 import { mintDevToken } from '../../../src/auth/dev-token.js'
@@ -55,6 +55,8 @@ export async function createFuzzApp(prefix: string): Promise<FuzzApp> {
     registry,
     log,
     secretsKey: randomBytes(32),
+    // Configured as production requires, so every operation answers as it does there.
+    auditSigningKey: deriveAuditSigningKey('the audit signing secret of the fuzz tests'),
     httpAllow: [new URL(WEBHOOK_URL).host],
     // No DNS here: a host name must be refused without waiting on a resolver.
     lookup: async (host) => {
