@@ -546,6 +546,29 @@ describe('agent step: asking a person', () => {
     )
   })
 
+  it('runs nothing when an approver changes the call into one another rule governs', async () => {
+    const small = { tool: 'refund', when: 'amount < 1000', permission: 'ask' }
+    const large = { ...askRule, when: 'amount >= 1000' }
+    const g = await setup({ permissions: [small, large] }, refundTurn)
+    const r = await g.run()
+    const edit = {
+      ...(decision('approved') as object),
+      decisions: [
+        {
+          by: 'bob',
+          decision: 'approve',
+          comment: null,
+          input: { arguments: { amount: 5000 } },
+          at: '2030-01-01T00:00:00Z',
+        },
+      ],
+    }
+    g.host.settle(r.runId, 'agent', edit)
+    const done = await g.resume(r.runId)
+    expect(refunds()).toEqual([])
+    expect(conversation(done).calls[0]).toMatchObject({ outcome: 'denied' })
+  })
+
   it('offers the approver only what the rule allows: no edit, no answer, or no approval as asked', async () => {
     const rule = (allow: string[]) => ({ ...askRule, approval: { ...askRule.approval, allow } })
     const g = await setup({ permissions: [rule(['accept', 'ignore'])] }, refundTurn)

@@ -85,6 +85,8 @@ interface CompiledTool {
 
 const isCount = (v: Json | undefined): v is number =>
   typeof v === 'number' && Number.isInteger(v) && v >= 0
+const isAmount = (v: Json | undefined): v is number =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0
 
 function isPendingCall(v: Json): boolean {
   return (
@@ -102,6 +104,9 @@ function readConversation(value: Json | undefined): Conversation | undefined {
   if (!Array.isArray(messages) || !isJsonObject(usage) || !isCount(turns) || !isCount(toolCalls))
     return undefined
   if (!isCount(usage.inputTokens) || !isCount(usage.outputTokens)) return undefined
+  // Budgets are counted from these: anything but a non-negative number is not a conversation.
+  if (usage.usd !== undefined && !isAmount(usage.usd)) return undefined
+  if (usage.lastCallTokens !== undefined && !isCount(usage.lastCallTokens)) return undefined
   if (!Array.isArray(pending) || !pending.every(isPendingCall)) return undefined
   if (typeof done !== 'boolean') return undefined
   return {
@@ -521,7 +526,13 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
             checkedEdit.problems === undefined
               ? await permissions.decide(call.tool, false, checkedEdit.args, ctx.step)
               : undefined
-          if (checkedEdit.problems !== undefined || editVerdict?.permission === 'deny') {
+          // The changed call runs only where the rule that was approved (or no rule at all)
+          // governs it: a change that moves it under another rule, with other approvers, runs
+          // nothing on this approval.
+          const sameRule =
+            editVerdict !== undefined &&
+            (editVerdict.permission === 'allow' || editVerdict.rule === verdict.rule)
+          if (checkedEdit.problems !== undefined || !sameRule) {
             return settle('The changed call a person approved is not allowed; it was not run.', {
               permission: 'ask',
               outcome: 'denied',
