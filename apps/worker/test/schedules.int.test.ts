@@ -3,6 +3,7 @@ import {
   createDb,
   createSchedule,
   deleteSchedule,
+  getRun,
   listScheduleFirings,
   migrateDatabase,
   registerGraphVersion,
@@ -125,7 +126,11 @@ describe('schedule firings', () => {
     await retire(s, w)
     expect(kinds.filter((k) => k === 'fired')).toHaveLength(1)
     expect(kinds.filter((k) => k === 'duplicate')).toHaveLength(7)
-    expect(await firingsOf(s.id)).toHaveLength(1)
+    const [firing] = await firingsOf(s.id)
+    expect(firing).toBeDefined()
+    // The schedule's author is the run's starter, so separation of duties binds them too.
+    const run = await withTenant(database, tenant, (tx) => getRun(tx, firing!.runId!))
+    expect(run?.createdBy).toBe('alice')
   })
 
   it('skips a tick while the run of an earlier firing is active (overlap skip)', async () => {

@@ -367,7 +367,9 @@ async function decide(
       const started = await startThreadRun(tx, thread, {
         graphVersion: graph.version.version,
         input: schedule.input as Json,
-        createdBy: request.actor,
+        // The schedule's author starts its runs, so separation of duties keeps them from
+        // approving what their schedule started.
+        createdBy: schedule.createdBy,
         ...(schedule.overlap === 'enqueue' ? { strategy: 'enqueue' as const } : {}),
         scheduleId: schedule.id,
       })
@@ -401,7 +403,7 @@ async function decide(
     graphName: schedule.graphName,
     graphVersion: graph.version.version,
     input: schedule.input as Json,
-    createdBy: request.actor,
+    createdBy: schedule.createdBy,
     scheduleId: schedule.id,
   })
   await appendRunEvent(tx, run.id, 'run.queued', {
