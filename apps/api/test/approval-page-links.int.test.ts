@@ -63,6 +63,24 @@ describe('POST /v1/approvals/{id}/links', () => {
     expectProblem(await issue(scoped.approvalId, { recipient: 'bob' }), 403, 'not-an-approver')
   })
 
+  it('lets neither the run starter issue links under separation of duties, nor made-up names fill a quorum', async () => {
+    // Whoever issues a link can open it: the starter would decide as bob.
+    const own = await seedApproval(h.database, tenant, {
+      createdBy: 'notifier',
+      separationOfDuties: true,
+    })
+    expectProblem(await issue(own.approvalId, { recipient: 'bob' }), 403, 'separation-of-duties')
+    // Two people must approve: only the subjects the approval names may get links.
+    const quorum = await seedApproval(h.database, tenant, {
+      required: 2,
+      approvers: { subjects: ['bob', 'carol'] },
+    })
+    expectJson(await issue(quorum.approvalId, { recipient: 'bob' }), 201, ApprovalLinkView)
+    expectProblem(await issue(quorum.approvalId, { recipient: 'mallory' }), 403, 'not-an-approver')
+    const open = await seedApproval(h.database, tenant, { required: 2 })
+    expectProblem(await issue(open.approvalId, { recipient: 'anyone' }), 403, 'not-an-approver')
+  })
+
   it('refuses a settled approval (409) and a token without the approvals:link scope (403)', async () => {
     const { approvalId } = await seedApproval(h.database, tenant)
     const bob = await h.token(tenant, 'bob')

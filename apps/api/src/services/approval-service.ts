@@ -120,6 +120,7 @@ export function createApprovalService(
         const issued = await issueApprovalPageLink(tx, {
           approvalId,
           recipient: body.recipient,
+          issuer: principal.subject,
           expiresAt: new Date(Date.now() + body.expiresInSeconds * 1000),
         })
         await appendAudit(tx, {

@@ -186,6 +186,8 @@ export interface ApprovalPageLinkInput {
   approvalId: string
   /** The subject the link decides as: a named approver, never one the approval's rules refuse. */
   recipient: string
+  /** Who asks for the link: under separation of duties, never the run's starter. */
+  issuer: string
   /** When the link stops working; never later than the approval's own expiry. */
   expiresAt: Date
 }
@@ -201,9 +203,11 @@ export interface ApprovalPageLink {
  * Issues a single-use page link (`/inbox/a/{token}`) to `recipient` for a pending approval: its
  * recipient sees the approval and picks the decision there, deciding as that subject. The link is
  * bound to the material the approval shows now. A link carries no scopes, so the recipient must
- * pass the approver rule as a subject: under separation of duties never the run's starter, and
- * when the approval names subjects, one of them (an approval restricted to scopes alone admits
- * no link). Only the token's SHA-256 is stored.
+ * pass the approver rule as a subject (when the approval names subjects, one of them; one
+ * restricted to scopes alone admits no link). Whoever issues a link can open it, so under
+ * separation of duties the run's starter can neither receive nor issue one, and an approval
+ * needing several people admits links only to the subjects it names: a made-up recipient can
+ * never count towards its quorum. Only the token's SHA-256 is stored.
  * @throws NotFoundError `approval-not-found`.
  * @throws DecisionConflictError `approval-settled` or `approval-expired`.
  * @throws DecisionForbiddenError `separation-of-duties` or `not-an-approver`.
@@ -222,13 +226,19 @@ export async function issueApprovalPageLink(
   if (approval.expiresAt !== null && approval.expiresAt.getTime() <= now) {
     throw new DecisionConflictError('approval-expired', 'approval has expired')
   }
-  const refusal = approverRefusal(approval, run.createdBy, input.recipient, [])
+  const named = approval.approvers.subjects ?? []
+  const refusal =
+    approval.separationOfDuties && input.issuer === run.createdBy
+      ? 'separation-of-duties'
+      : approval.required > 1 && !named.includes(input.recipient)
+        ? 'not-an-approver'
+        : approverRefusal(approval, run.createdBy, input.recipient, [])
   if (refusal !== null) {
     throw new DecisionForbiddenError(
       refusal,
       refusal === 'separation-of-duties'
-        ? 'the subject who started the run cannot decide its approval'
-        : `${input.recipient} is not an approver`,
+        ? 'the subject who started the run cannot decide its approval, nor issue a link to it'
+        : `${input.recipient} is not an approver this link may be issued to`,
     )
   }
   const expiresAt =
