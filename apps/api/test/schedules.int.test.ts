@@ -79,6 +79,31 @@ describe('POST /v1/schedules', () => {
     expectProblem(await create({ target: { graph: 'missing' }, everyMs: 60_000 }), 404)
     expectProblem(await create({ target: { thread: 'nobody' }, everyMs: 60_000 }), 404)
   })
+
+  it("refuses input a graph target's input schema refuses, as starting a run does", async () => {
+    const typed = {
+      name: 'typed',
+      spec: {
+        ...SPEC,
+        input: {
+          type: 'object',
+          required: ['account'],
+          properties: { account: { type: 'string' } },
+        },
+      },
+    }
+    expectJson(await h.call({ method: 'POST', url: '/v1/graphs', token, body: typed }), 201)
+    const refused = expectProblem(
+      await create({ target: { graph: 'typed' }, everyMs: 60_000, input: { account: 7 } }),
+      400,
+    )
+    expect(refused.errors?.map((e) => e.path)).toEqual(['/body/input/account'])
+    expectJson(
+      await create({ target: { graph: 'typed' }, everyMs: 60_000, input: { account: 'a' } }),
+      201,
+      ScheduleView,
+    )
+  })
 })
 
 describe('a schedule', () => {

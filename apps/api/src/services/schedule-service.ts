@@ -17,6 +17,7 @@ import {
   type TenantTx,
 } from '@weave/db'
 import type { Json } from '@weave/kernel'
+import { GraphSpec, validateRunInput } from '@weave/spec'
 import { cronProblem, timeZoneProblem } from '@weave/queue'
 import type { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
@@ -135,7 +136,9 @@ export function createScheduleService(
         } else {
           const name = body.target.graph as string
           const version = await runnableVersion(tx, name, body.target.version)
-          refuseClientState(body.input ?? {}, version.spec)
+          // A graph target's firings start plain runs: their input is held to the run input schema.
+          const spec = GraphSpec.parse(version.spec)
+          refuseClientState(body.input ?? {}, spec, validateRunInput(spec, body.input ?? {}))
           graphName = name
           graphVersion = body.target.version === undefined ? null : version.version
         }
