@@ -21,9 +21,9 @@ function writtenKeys(name: string, step: Record<string, unknown>): string[] {
   const keys: string[] = []
   if (step.kind === 'set' && isJsonObject(step.values)) keys.push(...Object.keys(step.values))
   if (typeof step.saveAs === 'string') keys.push(step.saveAs)
-  // A wait step keeps its timer, an agent step its conversation and an approval step its record
-  // under its name unless it says otherwise.
-  else if (step.kind === 'wait' || step.kind === 'agent' || step.kind === 'approval') {
+  // A wait step keeps its timer, an agent step its conversation, an approval step its record and
+  // an http or llm step its answer under its name unless it says otherwise.
+  else if (['wait', 'agent', 'approval', 'http', 'llm'].includes(step.kind as string)) {
     keys.push(name)
   }
   return keys

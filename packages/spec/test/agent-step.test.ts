@@ -979,6 +979,21 @@ describe('agent step: validation', () => {
     ])
   })
 
+  it('refuses an http or llm step whose answer would land on an agent’s conversation', async () => {
+    const result = await validateSpec({
+      entry: 'support',
+      steps: {
+        support: { kind: 'http', method: 'GET', url: 'https://x.example', next: 'chat' },
+        chat: { kind: 'agent', model: 'm', prompt: 'p', tools: {}, saveAs: 'support', next: 'ask' },
+        ask: { kind: 'llm', model: 'm', prompt: 'p', saveAs: 'support' },
+      },
+    })
+    expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual([
+      '/steps/support/saveAs',
+      '/steps/ask/saveAs',
+    ])
+  })
+
   it('keeps a client from writing the conversation: its decisions and its counters', () => {
     const spec = {
       entry: 'chat',
