@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MemStore } from '@weave/kernel'
 import { z } from 'zod'
@@ -170,6 +172,22 @@ describe('pinning mcp tools at registration', () => {
         message: expect.stringMatching(/cannot list the MCP server's tools: .*fetch failed/),
       },
     ])
+    // A host that is no MCP server: its answer's body never reaches the registrant.
+    const plain = createServer((_req, res) => res.writeHead(404).end('internal secret page'))
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+    const host = `127.0.0.1:${(plain.address() as AddressInfo).port}`
+    const notMcp = await pinMcpTools(agentDoc({}, `http://${host}/mcp`), {
+      egress: createEgressPolicy([host]),
+      timeoutMs: 5000,
+    })
+    plain.close()
+    expect(notMcp.problems).toEqual([
+      {
+        path: '/steps/agent/tools/refund',
+        message: expect.stringContaining('the server answered HTTP 404'),
+      },
+    ])
+    expect(JSON.stringify(notMcp.problems)).not.toContain('internal secret')
     mcp.requests.length = 0
     const refused = await pinMcpTools(agentDoc(), { egress: createEgressPolicy([]) })
     expect(refused.problems).toEqual([

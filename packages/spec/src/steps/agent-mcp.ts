@@ -1,6 +1,9 @@
 import type { Json, State, StepContext } from '@weave/kernel'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { canonicalDigest } from '../canonical-json.js'
 import { McpToolChangedError, McpToolError, SpecError } from '../errors.js'
 import type { EgressDecision, EgressPolicy } from '../http/egress.js'
@@ -175,6 +178,19 @@ function messageOf(err: unknown): string {
   return String(err)
 }
 
+// The SDK puts an error answer's body in its message. A listing error goes back to whoever
+// registers a graph, who must not read the bodies of hosts egress admits: only the status.
+const MAX_LISTING_ERROR = 200
+function listingFailure(err: unknown): string {
+  if (err instanceof StreamableHTTPError) {
+    return err.code === undefined
+      ? 'the server gave no usable answer'
+      : `the server answered HTTP ${err.code}`
+  }
+  const text = messageOf(err)
+  return text.length > MAX_LISTING_ERROR ? `${text.slice(0, MAX_LISTING_ERROR)}…` : text
+}
+
 /** What listing an MCP server's tools needs: the egress policy and a deadline. */
 export interface McpListingDeps {
   /** The http steps' egress policy: the server's URL must pass it, and is called pinned. */
@@ -214,7 +230,7 @@ export async function listMcpServerTools(
   try {
     return await withMcpClient(url, decision.fetch, { signal, timeout }, listTools)
   } catch (err) {
-    throw new McpListingError(`cannot list the MCP server's tools: ${messageOf(err)}`, {
+    throw new McpListingError(`cannot list the MCP server's tools: ${listingFailure(err)}`, {
       cause: err,
     })
   }
