@@ -102,9 +102,11 @@ describe('the approval link page', () => {
     ])
     const again = expectPage(await post(path, form, { cookie }), 409)
     expect(again).toContain('This link has already been used')
-    expect(expectPage(await app.inject({ method: 'GET', url: path }), 409)).toContain(
-      'This link has already been used',
-    )
+    const used = expectPage(await app.inject({ method: 'GET', url: path }), 409)
+    expect(used).toContain('This link has already been used')
+    // A used link shows nothing of the approval any more.
+    expect(used).not.toContain(materialHash.slice(0, 12))
+    expect(used).not.toContain('What is asked')
   })
 
   it('refuses a post without the CSRF cookie, or from another origin, and changes nothing', async () => {

@@ -42,6 +42,12 @@ export async function linkPage(
 ): Promise<RenderedPage> {
   const linked = await deps.inbox.linked(token)
   if (!linked) return refusedPage(404, 'approval-link-not-found')
+  // A used or expired link shows nothing of the approval any more: a link that leaked later
+  // (a forwarded mail, a chat log) discloses no arguments, names or comments.
+  if (linked.usedAt !== null) return refusedPage(409, 'approval-link-used')
+  if (linked.expiresAt.getTime() <= (deps.now?.() ?? new Date()).getTime()) {
+    return refusedPage(410, 'approval-link-expired')
+  }
   return renderLinked(deps, request, linked, null, 200)
 }
 
