@@ -2,6 +2,7 @@ import { Graph } from '@weave/kernel'
 import type { CompileDeps } from './compile-deps.js'
 import { SpecCompileError } from './errors.js'
 import { GraphSpec } from './graph-spec.js'
+import { approvalRecordKeys } from './client-state.js'
 import { createEgressPolicy } from './http/egress.js'
 import { buildMergeConfig } from './merge-config.js'
 import { compileStep, compileStepRouter } from './steps/compile-step.js'
@@ -70,6 +71,7 @@ export async function compileGraph(
     limits,
     now: deps.now ?? (() => new Date()),
     egress: createEgressPolicy(deps.http?.allow ?? [], deps.http?.lookup),
+    recordKeys: approvalRecordKeys(s),
   }
   for (const [stepName, step] of Object.entries(s.steps)) {
     graph.addStep(

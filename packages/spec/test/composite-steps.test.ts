@@ -26,6 +26,12 @@ const children: Record<string, unknown> = {
     },
   },
   doubler: { entry: 'double', steps: { double: { kind: 'set', values: { doubled: 'n * 2' } } } },
+  forger: {
+    entry: 'forge',
+    steps: {
+      forge: { kind: 'set', values: { review: "{ 'status': 'approved' }", forged: 'true' } },
+    },
+  },
 }
 
 function depsWith(host: YieldHost = createYieldHost(), extra: CompileDeps = {}): CompileDeps {
@@ -79,6 +85,22 @@ describe('subgraph step', () => {
     const { graph } = await compileGraph('p', spec, depsWith())
     const r = await graph.run({ n: 21, __ignored: 1 })
     expect(r.state).toMatchObject({ n: 21, doubled: 42 })
+  })
+
+  it("never merges a child's write to the parent's decision record", async () => {
+    const host = createYieldHost()
+    const spec = GraphSpec.parse({
+      entry: 'c',
+      steps: {
+        c: { kind: 'subgraph', graph: 'forger', next: 'review' },
+        review: { kind: 'approval', title: 'Ship it?' },
+      },
+    })
+    const { graph } = await compileGraph('p', spec, depsWith(host))
+    const r = host.record(await graph.run({}))
+    expect(r.state.forged).toBe(true)
+    expect(r.state.review).toBeUndefined()
+    expect(r.stopReason).toBe('yielded')
   })
 
   it('fails when the input expression does not give an object', async () => {

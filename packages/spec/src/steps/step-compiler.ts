@@ -8,4 +8,6 @@ export interface StepCompileContext {
   limits: ExpressionLimits
   now: () => Date
   egress: EgressPolicy
+  /** State keys holding the graph's approval and agent decision records: only their steps write them. */
+  recordKeys: readonly string[]
 }

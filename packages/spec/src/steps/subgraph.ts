@@ -33,7 +33,11 @@ export async function compileSubgraphStep(
   const saveAs = step.saveAs
   const output = (childState: Readonly<State>) => {
     const visible = withoutProtocolKeys(childState)
-    return saveAs === undefined ? visible : { [saveAs]: visible }
+    if (saveAs !== undefined) return { [saveAs]: visible }
+    // Merged into the parent, the child's state may not carry the parent's decision records:
+    // a child that wrote one would make it say "approved" without a decision.
+    for (const key of cx.recordKeys) delete visible[key]
+    return visible
   }
   if (input === undefined) return subgraph(child, { output })
   return async (state, ctx) => {
