@@ -29,15 +29,66 @@ export interface AuditInput extends AuditContext {
  * Appends an audit event to the tenant's hash chain, in the caller's transaction so it commits
  * or rolls back with the change it records. Writers of one tenant serialise on a
  * transaction-scoped advisory lock held until commit, so concurrent transactions still form one
- * gap-free chain (audit.int.test.ts); call it last in a transaction to hold that lock briefly.
- * The lock, the chain's head and the insert are one statement, so the lock is held for it and
- * the COMMIT.
+ * gap-free chain (audit.int.test.ts); this call takes it at once and returns the chained event.
+ * Writers that need not see the event's seq and hash use `appendAuditAtCommit`, which takes the
+ * lock at commit only.
  */
 export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<AuditEvent> {
+  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx, input)
+  const result = await tx.db.execute<{ seq: string | number; prev_hash: string; hash: string }>(
+    sql`select seq, prev_hash, hash from weave_append_audit(${tx.tenant}, ${unhashed.id}::uuid,
+      ${unhashed.at}::timestamptz, ${unhashed.actor}, ${unhashed.action},
+      ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId}, ${unhashed.ip},
+      ${JSON.stringify(unhashed.details)}::jsonb, ${body}, ${seqMarker}, ${prevMarker})`,
+  )
+  const row = result.rows[0]!
+  const chained: Omit<AuditEvent, 'hash'> = {
+    ...unhashed,
+    seq: Number(row.seq),
+    prevHash: row.prev_hash,
+  }
+  const event: AuditEvent = { ...chained, hash: auditHash(chained) }
+  // The database filled in the markers and hashed; a hash other than this one's would break the
+  // chain, so the append fails (and its transaction rolls back) instead.
+  if (row.hash !== event.hash) {
+    throw new Error(`audit event ${event.id}: the database's hash differs from the chain's`)
+  }
+  return event
+}
+
+/**
+ * Appends an audit event that joins the tenant's hash chain when the caller's transaction
+ * commits, or never if it rolls back; returns the event's id. The event waits in
+ * `audit_pending` until a deferred trigger (migration 0021) takes the tenant's chain lock inside
+ * the COMMIT, reads the head, fills in the seq and previous hash, hashes as `auditHash` does and
+ * appends it: the lock is held for the commit only, not across the round trips between this call
+ * and it, so the transactions of one tenant no longer queue behind each other's clients. The
+ * transaction's own events are chained in the order they were appended; until the commit the
+ * event is not in `audit_events` (audit-append.int.test.ts).
+ */
+export async function appendAuditAtCommit(
+  tx: TenantTx,
+  input: AuditInput,
+): Promise<{ id: string }> {
+  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx, input)
+  await tx.db.execute(
+    sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind, target_id,
+      request_id, ip, details, body, seq_marker, prev_marker)
+      values (${unhashed.id}::uuid, ${tx.tenant}, ${unhashed.at}::timestamptz, ${unhashed.actor},
+      ${unhashed.action}, ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId},
+      ${unhashed.ip}, ${JSON.stringify(unhashed.details)}::jsonb, ${body}, ${seqMarker},
+      ${prevMarker})`,
+  )
+  return { id: unhashed.id }
+}
+
+/**
+ * The event before it is chained, and the canonical JSON its hash covers with markers where the
+ * seq and the previous hash go: both are known only under the chain's lock, in the database.
+ */
+function unchainedAudit(tx: TenantTx, input: AuditInput) {
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
-  // The seq and the previous hash are known only under the chain's lock, inside
-  // weave_append_audit (migration 0019): the hashed JSON goes with markers in their place.
   const marker = randomBytes(16).toString('hex')
   const seqMarker = `seq-${marker}`
   const prevMarker = `prev-${marker}`
@@ -56,25 +107,7 @@ export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<Audi
     prevHash: prevMarker,
   }
   const body = auditHashedJson({ ...unhashed, seq: seqMarker as unknown as number })
-  const result = await tx.db.execute<{ seq: string | number; prev_hash: string; hash: string }>(
-    sql`select seq, prev_hash, hash from weave_append_audit(${tx.tenant}, ${unhashed.id}::uuid,
-      ${unhashed.at}::timestamptz, ${unhashed.actor}, ${unhashed.action},
-      ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId}, ${unhashed.ip},
-      ${JSON.stringify(details)}::jsonb, ${body}, ${seqMarker}, ${prevMarker})`,
-  )
-  const row = result.rows[0]!
-  const chained: Omit<AuditEvent, 'hash'> = {
-    ...unhashed,
-    seq: Number(row.seq),
-    prevHash: row.prev_hash,
-  }
-  const event: AuditEvent = { ...chained, hash: auditHash(chained) }
-  // The database filled in the markers and hashed; a hash other than this one's would break the
-  // chain, so the append fails (and its transaction rolls back) instead.
-  if (row.hash !== event.hash) {
-    throw new Error(`audit event ${event.id}: the database's hash differs from the chain's`)
-  }
-  return event
+  return { unhashed, body, seqMarker, prevMarker }
 }
 
 /** Filters of `listAudit`; `since` is inclusive, `until` exclusive. */

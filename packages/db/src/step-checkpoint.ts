@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { appendAudit, type AuditInput } from './audit.js'
+import { appendAuditAtCommit, type AuditInput } from './audit.js'
 import { withTenant, type Database, type DbTransaction } from './client.js'
 import { StepRefusedError } from './errors.js'
 import { pgCode } from './pg-errors.js'
@@ -55,11 +55,10 @@ export async function saveStepCheckpoint(
 ): Promise<{ cancelRequested: boolean }> {
   const audits = c.audits ?? []
   if (audits.length === 0) return saveStep(database.db, c)
-  // The audit events commit with the checkpoint or not at all; they go last, as appendAudit
-  // holds the tenant's chain lock until commit.
+  // The audit events commit with the checkpoint or not at all, chained at the commit.
   return withTenant(database, c.tenant, async (tx) => {
     const saved = await saveStep(tx.db, c)
-    for (const audit of audits) await appendAudit(tx, audit)
+    for (const audit of audits) await appendAuditAtCommit(tx, audit)
     return saved
   })
 }

@@ -43,6 +43,7 @@ describe('migrateDatabase', () => {
       'approvals',
       'audit_anchors',
       'audit_events',
+      'audit_pending',
       'graph_versions',
       'graphs',
       'run_events',

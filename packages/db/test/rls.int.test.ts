@@ -43,7 +43,13 @@ const TABLES = [
 // Tables whose isolation the API's and worker's tests show per feature (threads.int,
 // schedules.int, audit-anchors.int); here they are held to row-level security being on, and to
 // showing nothing without a tenant.
-const FEATURE_TABLES = ['threads', 'schedules', 'schedule_firings', 'audit_anchors']
+const FEATURE_TABLES = [
+  'threads',
+  'schedules',
+  'schedule_firings',
+  'audit_anchors',
+  'audit_pending',
+]
 const secretsKey = randomBytes(32)
 
 let t: TestDatabase

@@ -1,6 +1,6 @@
 import type { Json } from '@weave/kernel'
 import {
-  appendAudit,
+  appendAuditAtCommit,
   getApproval,
   hashJson,
   issueApprovalPageLink,
@@ -123,7 +123,7 @@ export function createApprovalService(
           issuer: principal.subject,
           expiresAt: new Date(Date.now() + body.expiresInSeconds * 1000),
         })
-        await appendAudit(tx, {
+        await appendAuditAtCommit(tx, {
           actor: principal.subject,
           action: 'approval.link-issued',
           target: { kind: 'approval', id: approvalId },

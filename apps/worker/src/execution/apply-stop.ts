@@ -1,5 +1,5 @@
 import {
-  appendAudit,
+  appendAuditAtCommit,
   appendRunEvent,
   completeRun,
   getRunForUpdate,
@@ -114,7 +114,7 @@ export async function applyStop(
     const moved = await transitionRun(tx, run.id, ['running'], 'failed', { ...patch, error }, guard)
     if (moved) {
       await appendRunEvent(tx, run.id, 'run.failed', error)
-      await appendAudit(tx, {
+      await appendAuditAtCommit(tx, {
         actor: SYSTEM_ACTOR,
         action: 'run.failed',
         target: { kind: 'run', id: run.id },

@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { appendAudit, type AuditContext } from '../audit.js'
+import { appendAuditAtCommit, type AuditContext } from '../audit.js'
 import { type Database, type TenantTx, withTenant } from '../client.js'
 import { ApprovalLinkError, DecisionConflictError } from '../errors.js'
 import { type JobSink, type ResumeJob } from '../jobs.js'
@@ -163,7 +163,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
       comment: input.comment ?? null,
     }
     await appendRunEvent(tx, approval.runId, 'approval.decided', data)
-    await appendAudit(tx, {
+    await appendAuditAtCommit(tx, {
       actor: input.subject,
       action: audit.action,
       target: { kind: 'approval', id: approval.id },
@@ -283,7 +283,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           decision: null,
           comment: null,
         })
-        await appendAudit(tx, {
+        await appendAuditAtCommit(tx, {
           actor: SYSTEM_ACTOR,
           action: 'approval.expired',
           target: { kind: 'approval', id: approvalId },

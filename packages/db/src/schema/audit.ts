@@ -30,3 +30,30 @@ export const auditEvents = pgTable(
     tenantIsolation(),
   ],
 )
+
+/**
+ * Audit events waiting for their transaction's commit to be chained. A row lives only inside the
+ * transaction that inserted it: a deferred trigger (migration `audit-pending`) takes the tenant's
+ * chain lock at COMMIT, appends the event to `audit_events` with the next seq and the head's hash,
+ * and deletes the row, so the lock is held for the commit alone, never across a client round trip.
+ */
+export const auditPending = pgTable(
+  'audit_pending',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    at: timestamptz('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    targetKind: text('target_kind').notNull(),
+    targetId: text('target_id').notNull(),
+    requestId: text('request_id'),
+    ip: text('ip'),
+    details: jsonb('details').notNull(),
+    /** The canonical JSON the hash covers, with `seqMarker` and `prevMarker` in their places. */
+    body: text('body').notNull(),
+    seqMarker: text('seq_marker').notNull(),
+    prevMarker: text('prev_marker').notNull(),
+  },
+  () => [tenantIsolation()],
+)
