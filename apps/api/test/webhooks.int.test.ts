@@ -273,6 +273,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
         eventType: 'run.cancelled',
         runId: run.id,
         eventSeq: 2,
+        eventId: null,
         status: 'pending',
         attempts: [],
         nextAttemptAt: expect.stringMatching(/Z$/),

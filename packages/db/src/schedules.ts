@@ -1,10 +1,19 @@
 import type { Json } from '@weave/kernel'
+import {
+  GraphSpec,
+  approvalRecordKeys,
+  clientStateProblems,
+  validateRunInput,
+  validateThreadRunInput,
+  type SpecProblem,
+} from '@weave/spec'
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database, TenantTx } from './client.js'
 import { decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
 import { getGraphForRun } from './graph-lookup.js'
 import type { Page, PageOptions } from './page.js'
 import { appendAudit } from './audit.js'
+import type { SkipReason } from './protocol/tenant-events.js'
 import { appendRunEvent } from './run-events.js'
 import { createRun, type RunRow } from './runs.js'
 import { runs } from './schema/runs.js'
@@ -15,7 +24,8 @@ import {
   schedules,
   threads,
 } from './schema/threads.js'
-import { ACTIVE_RUN_STATUSES, lockActiveThreadRuns } from './threads.js'
+import { ACTIVE_RUN_STATUSES, latestThreadRun, lockActiveThreadRuns } from './threads.js'
+import { appendTenantEvent } from './tenant-events.js'
 import { startThreadRun } from './thread-runs.js'
 import { isUuid } from './uuid.js'
 
@@ -213,21 +223,7 @@ export async function lastScheduledFiring(tx: TenantTx, scheduleId: string): Pro
   return row?.at ? new Date(row.at) : null
 }
 
-/** Why a firing started no run. */
-export const SKIP_REASONS = [
-  // The run of an earlier firing is still active and the overlap policy is `skip`.
-  'overlap',
-  // The target thread's active run refused the new one (its strategy is `reject`).
-  'thread-busy',
-  // The tick was missed (handled later than LATE_FIRING_MS after its time, or fell while Redis
-  // had lost the job scheduler) and the catch-up policy is `skip`.
-  'missed',
-  // The graph (or the version named) is gone or archived, or the target thread is archived.
-  'target-unavailable',
-] as const
-
-/** Why a firing started no run. */
-export type SkipReason = (typeof SKIP_REASONS)[number]
+export { SKIP_REASONS, type SkipReason } from './protocol/tenant-events.js'
 
 /**
  * A timed firing handled more than this after its time was missed (every worker was down, or
@@ -323,6 +319,7 @@ export async function fireSchedule(tx: TenantTx, request: FiringRequest): Promis
     },
     ...(request.context ? { context: request.context } : {}),
   })
+  await appendFiringEvent(tx, request, firing as ScheduleFiringRow, outcome)
   return {
     kind: 'fired',
     firing: firing as ScheduleFiringRow,
@@ -335,6 +332,59 @@ interface Decision {
   run: RunRow | null
   held: boolean
   reason?: SkipReason
+  /** Where the input does not fit the graph's input schema (`input-invalid`). */
+  problems?: SpecProblem[]
+}
+
+/** The schedule's `schedule.fired` or `schedule.skipped` event, in the firing's transaction. */
+async function appendFiringEvent(
+  tx: TenantTx,
+  request: FiringRequest,
+  firing: ScheduleFiringRow,
+  outcome: Decision,
+): Promise<void> {
+  const common = {
+    schedule: firing.scheduleId,
+    firingId: firing.id,
+    tick: firing.tick,
+    manual: request.manual === true,
+  }
+  const event = { subject: firing.scheduleId, actor: request.actor }
+  if (outcome.run) {
+    await appendTenantEvent(tx, {
+      ...event,
+      type: 'schedule.fired',
+      data: { ...common, runId: outcome.run.id, held: outcome.held },
+    })
+    return
+  }
+  await appendTenantEvent(tx, {
+    ...event,
+    type: 'schedule.skipped',
+    data: {
+      ...common,
+      reason: outcome.reason ?? 'target-unavailable',
+      ...(outcome.problems ? { problems: outcome.problems } : {}),
+    },
+  })
+}
+
+/**
+ * Where the schedule's input does not fit the graph version a firing would run, checked at each
+ * firing as a run's start is checked: a version registered after the schedule was created may
+ * have another input schema or approval steps whose record keys the input would forge.
+ */
+function inputProblems(
+  spec: unknown,
+  input: Json,
+  thread: { isFirstRun: boolean } | null,
+): SpecProblem[] {
+  const parsed = GraphSpec.safeParse(spec)
+  if (!parsed.success) return [{ path: '', message: 'the graph version has no usable spec' }]
+  const schema = thread
+    ? validateThreadRunInput(parsed.data, input, thread)
+    : validateRunInput(parsed.data, input)
+  return [...clientStateProblems(input, approvalRecordKeys(parsed.data)), ...schema]
 }
 
 async function decide(
@@ -343,7 +393,12 @@ async function decide(
   request: FiringRequest,
   now: Date,
 ): Promise<Decision> {
-  const skip = (reason: SkipReason): Decision => ({ run: null, held: false, reason })
+  const skip = (reason: SkipReason, problems?: SpecProblem[]): Decision => ({
+    run: null,
+    held: false,
+    reason,
+    ...(problems ? { problems } : {}),
+  })
   const late =
     request.scheduledFor !== null && now.getTime() - request.scheduledFor.getTime() > LATE_FIRING_MS
   if (!request.manual && (late || request.missed) && schedule.catchUp === 'skip') {
@@ -359,6 +414,9 @@ async function decide(
     if (!thread || thread.archivedAt) return skip('target-unavailable')
     const graph = await getGraphForRun(tx, thread.graphName, thread.graphVersion ?? undefined)
     if (!graph?.version || graph.archivedAt) return skip('target-unavailable')
+    const isFirstRun = (await latestThreadRun(tx, thread.id)) === null
+    const problems = inputProblems(graph.version.spec, schedule.input as Json, { isFirstRun })
+    if (problems.length > 0) return skip('input-invalid', problems)
     if (schedule.overlap === 'skip') {
       const active = await lockActiveThreadRuns(tx, thread.id)
       if (active.length > 0) return skip('overlap')
@@ -382,6 +440,8 @@ async function decide(
 
   const graph = await getGraphForRun(tx, schedule.graphName, schedule.graphVersion ?? undefined)
   if (!graph?.version || graph.archivedAt) return skip('target-unavailable')
+  const problems = inputProblems(graph.version.spec, schedule.input as Json, null)
+  if (problems.length > 0) return skip('input-invalid', problems)
   if (schedule.overlap !== 'allow') {
     // Locked, so a firing decides with the previous firing's run in sight; a graph target's
     // `enqueue` is refused when the schedule is created, so only `skip` gets here.

@@ -3,6 +3,7 @@ import type { TenantTx } from './client.js'
 import { ThreadBusyError } from './errors.js'
 import { appendRunEvent } from './run-events.js'
 import { createRun, type RunRow } from './runs.js'
+import { appendTenantEvent } from './tenant-events.js'
 import type { MultitaskStrategy } from './schema/threads.js'
 import {
   ACTIVE_RUN_STATUSES,
@@ -90,5 +91,40 @@ export async function startThreadRun(
     held: stillActive,
     ...(input.scheduleId ? { schedule: input.scheduleId } : {}),
   })
+  await appendThreadRunEvents(tx, thread, input, { run, held: stillActive, superseded }, strategy)
   return { run, held: stillActive, superseded }
+}
+
+/** The thread's own events of a start: the run queued and, when it superseded runs, how. */
+async function appendThreadRunEvents(
+  tx: TenantTx,
+  thread: ThreadRow,
+  input: StartThreadRunInput,
+  started: StartedThreadRun,
+  strategy: MultitaskStrategy,
+): Promise<void> {
+  const actor = input.createdBy
+  await appendTenantEvent(tx, {
+    type: 'thread.run.queued',
+    subject: thread.key,
+    actor,
+    data: {
+      thread: thread.key,
+      runId: started.run.id,
+      strategy,
+      held: started.held,
+      ...(input.scheduleId ? { schedule: input.scheduleId } : {}),
+    },
+  })
+  if (started.superseded.length === 0) return
+  await appendTenantEvent(tx, {
+    type: strategy === 'rollback' ? 'thread.run.rolled_back' : 'thread.run.interrupted',
+    subject: thread.key,
+    actor,
+    data: {
+      thread: thread.key,
+      runId: started.run.id,
+      superseded: started.superseded.map((r) => r.id),
+    },
+  })
 }

@@ -50,6 +50,7 @@ describe('migrateDatabase', () => {
       'runs',
       'schedule_firings',
       'schedules',
+      'tenant_events',
       'tenants',
       'threads',
       'weave_kv',

@@ -37,7 +37,7 @@ export {
 export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits, MAX_STEPS } from './graph-spec.js'
 export { validateSpec, type ValidationResult } from './validate-spec.js'
 export type { ValidateContext, ResolveGraph } from './validate-subgraphs.js'
-export { validateRunInput, validateStepInput } from './validate-input.js'
+export { validateRunInput, validateStepInput, validateThreadRunInput } from './validate-input.js'
 export { jsonSchemaErrors, validateAgainstSchema } from './json-schema.js'
 export {
   approvalMaterialHash,

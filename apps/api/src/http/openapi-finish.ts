@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util'
-import { RUN_EVENT_TYPES } from '@weave/db'
 import {
   JSON_VALUE,
   graphSpecComponents,
   rewriteRefs,
   type JsonSchema,
 } from '../graph-spec-schema.js'
-import { WEBHOOK_PAYLOADS } from '../schemas/webhooks.js'
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_PAYLOADS } from '../schemas/webhooks.js'
 
 type Json = Record<string, unknown>
 
@@ -216,17 +215,23 @@ function withInstance(body: Json, instance: string): Json {
   return { ...rest, instance, ...(errors === undefined ? {} : { errors }) }
 }
 
-/** One OpenAPI 3.1 webhook per run event type: what Weave POSTs to a subscribed URL. */
+/** Whose event a type is: a thread's, a schedule's, or (steps and approvals too) a run's. */
+function ownerOf(type: string): string {
+  const first = type.split('.')[0]
+  return first === 'thread' || first === 'schedule' ? first : 'run'
+}
+
+/** One OpenAPI 3.1 webhook per event type: what Weave POSTs to a subscribed URL. */
 function webhooks(): Json {
   return Object.fromEntries(
-    RUN_EVENT_TYPES.map((type) => {
+    WEBHOOK_EVENT_TYPES.map((type) => {
       const id = (WEBHOOK_PAYLOADS[type].meta() as { id: string }).id
       return [
         type,
         {
           post: {
-            operationId: `deliver_${type.replace('.', '_')}`,
-            summary: `Delivers a run's \`${type}\` event to each webhook subscribed to it`,
+            operationId: `deliver_${type.replaceAll('.', '_')}`,
+            summary: `Delivers a ${ownerOf(type)}'s \`${type}\` event to each webhook subscribed to it`,
             description:
               'Sent when the event is recorded, to every webhook of the tenant whose `events` ' +
               'include it. Verify `webhook-signature` (Standard Webhooks) before trusting the ' +

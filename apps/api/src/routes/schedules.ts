@@ -11,6 +11,7 @@ import {
   ScheduleParams,
   ScheduleView,
 } from '../schemas/schedules.js'
+import { TenantEventPage, TenantEventsQuery } from '../schemas/tenant-events.js'
 import type { ApiServices } from '../services/api-services.js'
 import { auditContext } from './audit-context.js'
 
@@ -189,5 +190,23 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { 
       },
     },
     async (request) => schedules.firings(request.tenant, request.params.id, request.query),
+  )
+
+  app.get(
+    '/v1/schedules/:id/events',
+    {
+      onRequest: app.requireScope('runs:read'),
+      schema: {
+        operationId: 'listScheduleEvents',
+        summary: "List a schedule's events, newest first",
+        description:
+          "A schedule's changes: created, paused, resumed, deleted, and each firing with the run it started (`schedule.fired`) or why it started none (`schedule.skipped`); paged. A deleted schedule's events stay readable.",
+        tags: TAGS,
+        params: ScheduleParams,
+        querystring: TenantEventsQuery,
+        response: { 200: TenantEventPage, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => schedules.events(request.tenant, request.params.id, request.query),
   )
 }

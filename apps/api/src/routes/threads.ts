@@ -12,6 +12,7 @@ import {
   ThreadRunView,
   ThreadView,
 } from '../schemas/threads.js'
+import { TenantEventPage, TenantEventsQuery } from '../schemas/tenant-events.js'
 import type { ApiServices } from '../services/api-services.js'
 import { auditContext } from './audit-context.js'
 
@@ -171,5 +172,23 @@ export const threadRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { th
       },
     },
     async (request) => threads.runs(request.tenant, request.params.key, request.query),
+  )
+
+  app.get(
+    '/v1/threads/:key/events',
+    {
+      onRequest: app.requireScope('runs:read'),
+      schema: {
+        operationId: 'listThreadEvents',
+        summary: "List a thread's events, newest first",
+        description:
+          "A thread's changes: created, updated, archived, and each run queued on it with the runs it interrupted or rolled back; paged. An archived thread's events stay readable.",
+        tags: TAGS,
+        params: ThreadParams,
+        querystring: TenantEventsQuery,
+        response: { 200: TenantEventPage, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => threads.events(request.tenant, request.params.key, request.query),
   )
 }

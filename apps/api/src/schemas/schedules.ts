@@ -152,7 +152,9 @@ export const FiringView = z
         description:
           'Why it started no run: `overlap` (a run of an earlier firing is active), `thread-busy` ' +
           "(the thread's strategy refused it), `missed` (late, catch-up `skip`), " +
-          '`target-unavailable` (the graph, version or thread is gone or archived)',
+          '`target-unavailable` (the graph, version or thread is gone or archived), ' +
+          '`input-invalid` (the input does not fit the input schema of the graph version the ' +
+          'firing would run; the `schedule.skipped` event names each problem)',
       }),
   })
   .meta({ id: 'ScheduleFiring' })

@@ -2,8 +2,11 @@ import {
   DELIVERY_STATUSES,
   RUN_EVENT_DATA,
   RUN_EVENT_TYPES,
+  TENANT_EVENT_DATA,
+  TENANT_EVENT_TYPES,
   WEBHOOK_SCOPES,
   type RunEventType,
+  type TenantEventType,
 } from '@weave/db'
 import { z } from 'zod'
 import { PageQuery, Text, Timestamp, pageOf } from './common.js'
@@ -18,6 +21,12 @@ const CREATED = {
   createdAt: '2025-01-31T09:30:00.000Z',
 }
 
+/** Every event type a webhook can subscribe to: a run's, a thread's or a schedule's. */
+export const WEBHOOK_EVENT_TYPES = [...RUN_EVENT_TYPES, ...TENANT_EVENT_TYPES] as const
+
+/** An event type a webhook can subscribe to. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
 /** `POST /v1/webhooks`. */
 export const CreateWebhookBody = z
   .strictObject({
@@ -30,10 +39,10 @@ export const CreateWebhookBody = z
           'unless the server allow-lists them (WEAVE_HTTP_ALLOW); redirects are not followed.',
       }),
     events: z
-      .array(z.enum(RUN_EVENT_TYPES))
+      .array(z.enum(WEBHOOK_EVENT_TYPES))
       .min(1)
-      .max(RUN_EVENT_TYPES.length)
-      .meta({ description: 'Run event types to deliver' }),
+      .max(WEBHOOK_EVENT_TYPES.length)
+      .meta({ description: 'Event types to deliver: run, thread and schedule events' }),
     scopes: z
       .array(z.enum(WEBHOOK_SCOPES))
       .max(WEBHOOK_SCOPES.length)
@@ -143,14 +152,18 @@ export const DeliveryAttemptView = z
   })
   .meta({ id: 'WebhookDeliveryAttempt' })
 
-/** One run event sent (or being sent) to a webhook, with every attempt. */
+/** One event sent (or being sent) to a webhook, with every attempt. */
 export const DeliveryView = z
   .object({
     id: z.uuid().meta({ description: 'Also the `webhook-id` header of every attempt' }),
     webhookId: z.uuid(),
     eventType: z.string(),
-    runId: z.uuid(),
-    eventSeq: z.int(),
+    runId: z.uuid().nullable().meta({ description: "A run event's run; null otherwise" }),
+    eventSeq: z.int().nullable().meta({ description: "A run event's number; null otherwise" }),
+    eventId: z
+      .uuid()
+      .nullable()
+      .meta({ description: "A thread or schedule event's id; null for a run event" }),
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.array(DeliveryAttemptView),
     nextAttemptAt: Timestamp.nullable().meta({ description: 'When pending: the next attempt' }),
@@ -166,6 +179,7 @@ export const DeliveryView = z
         eventType: 'run.completed',
         runId: '0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11',
         eventSeq: 7,
+        eventId: null,
         status: 'succeeded',
         attempts: [
           {
@@ -233,22 +247,39 @@ function deliveryData(type: RunEventType): z.ZodType {
   throw new Error(`No webhook payload for ${type}: its data is neither an object nor a union`)
 }
 
+// What each thread or schedule delivery's `data` adds to its event's data (appendTenantEvent).
+const TENANT_EVENT_MARKER = {
+  eventId: z.uuid().meta({ description: "The event's id, as `GET …/events` lists it" }),
+}
+
+function tenantDeliveryData(type: TenantEventType): z.ZodType {
+  return (TENANT_EVENT_DATA[type] as z.ZodObject).extend(TENANT_EVENT_MARKER)
+}
+
+/** The schema name of an event type's webhook payload: `WebhookPayload_thread_run_queued`. */
+export function webhookPayloadId(type: WebhookEventType): string {
+  return `WebhookPayload_${type.replaceAll('.', '_')}`
+}
+
 /**
- * The body Weave POSTs to a webhook for each run event type it subscribed to (Standard Webhooks:
- * `{ type, timestamp, data }`); `data` is the event's data with `runId` and `eventSeq`.
+ * The body Weave POSTs to a webhook for each event type it subscribed to (Standard Webhooks:
+ * `{ type, timestamp, data }`); `data` is a run event's data with `runId` and `eventSeq`, or a
+ * thread or schedule event's data with `eventId`.
  */
-export const WEBHOOK_PAYLOADS: Record<RunEventType, z.ZodType> = Object.fromEntries(
-  RUN_EVENT_TYPES.map((type) => [
+export const WEBHOOK_PAYLOADS: Record<WebhookEventType, z.ZodType> = Object.fromEntries(
+  WEBHOOK_EVENT_TYPES.map((type) => [
     type,
     z
       .object({
         type: z.literal(type),
         timestamp: Timestamp.meta({ description: 'When the event happened' }),
-        data: deliveryData(type),
+        data: (RUN_EVENT_TYPES as readonly string[]).includes(type)
+          ? deliveryData(type as RunEventType)
+          : tenantDeliveryData(type as TenantEventType),
       })
       .meta({
-        id: `WebhookPayload_${type.replace('.', '_')}`,
+        id: webhookPayloadId(type),
         description: `The body of a \`${type}\` delivery.`,
       }),
   ]),
-) as unknown as Record<RunEventType, z.ZodType>
+) as unknown as Record<WebhookEventType, z.ZodType>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
+  appendTenantEvent,
   createSchedule,
   deleteSchedule,
   fireSchedule,
@@ -7,6 +8,8 @@ import {
   getThread,
   listScheduleFirings,
   listSchedules,
+  listTenantEvents,
+  readSchedule,
   setSchedulePaused,
   withTenant,
   type ScheduleFiringRow,
@@ -17,7 +20,7 @@ import {
   type TenantTx,
 } from '@weave/db'
 import type { Json } from '@weave/kernel'
-import { GraphSpec, validateRunInput } from '@weave/spec'
+import { GraphSpec, validateRunInput, validateThreadRunInput } from '@weave/spec'
 import { cronProblem, timeZoneProblem } from '@weave/queue'
 import type { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
@@ -32,10 +35,12 @@ import type {
   SchedulePage,
   ScheduleView,
 } from '../schemas/schedules.js'
+import type { TenantEventPage, TenantEventsQuery } from '../schemas/tenant-events.js'
 import { auditRequest } from './audit-request.js'
 import { refuseClientState } from './client-input.js'
 import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { runnableVersion } from './runnable-graph.js'
+import { toTenantEventPage } from './tenant-event-views.js'
 
 /** Schedules as the API offers them: runs of a graph or a thread on a cron or an interval. */
 export interface ScheduleService {
@@ -73,6 +78,15 @@ export interface ScheduleService {
   ): Promise<FiringView>
   /** The schedule's firings, newest first. @throws {NotFoundError}, {BadRequestError} */
   firings(tenant: string, id: string, query: z.infer<typeof ListFiringsQuery>): Promise<FiringPage>
+  /**
+   * The schedule's events (deleted schedules' too), newest first.
+   * @throws {NotFoundError}, {BadRequestError} bad cursor
+   */
+  events(
+    tenant: string,
+    id: string,
+    query: z.infer<typeof TenantEventsQuery>,
+  ): Promise<TenantEventPage>
 }
 
 /**
@@ -130,7 +144,14 @@ export function createScheduleService(
             thread.graphName,
             thread.graphVersion ?? undefined,
           )
-          refuseClientState(body.input ?? {}, version.spec)
+          // Keys given are held to the input schema now; whether the thread's state supplies
+          // the ones it requires is known only when a firing starts a run (fireSchedule).
+          const spec = GraphSpec.parse(version.spec)
+          refuseClientState(
+            body.input ?? {},
+            spec,
+            validateThreadRunInput(spec, body.input ?? {}, { isFirstRun: false }),
+          )
           graphName = thread.graphName
           threadId = thread.id
         } else {
@@ -174,6 +195,19 @@ export function createScheduleService(
             },
           },
         )
+        await appendTenantEvent(tx, {
+          type: 'schedule.created',
+          subject: row.id,
+          actor: principal.subject,
+          data: {
+            schedule: row.id,
+            target: { graph: graphName, version: graphVersion, thread: body.target.thread ?? null },
+            cron: row.cron,
+            timezone: row.timezone,
+            everyMs: row.everyMs,
+            paused: row.paused,
+          },
+        })
         return { ...row, threadKey: body.target.thread ?? null }
       })
       await syncTimer(schedule, context)
@@ -204,6 +238,12 @@ export function createScheduleService(
               target: { kind: 'schedule', id },
             },
           )
+          await appendTenantEvent(tx, {
+            type: paused ? 'schedule.paused' : 'schedule.resumed',
+            subject: id,
+            actor: principal.subject,
+            data: { schedule: id },
+          })
         }
         return requireSchedule(tx, id)
       })
@@ -220,6 +260,12 @@ export function createScheduleService(
           { principal, context },
           { action: 'schedule.deleted', target: { kind: 'schedule', id } },
         )
+        await appendTenantEvent(tx, {
+          type: 'schedule.deleted',
+          subject: id,
+          actor: principal.subject,
+          data: { schedule: id },
+        })
         return row
       })
       await syncTimer(deleted, context)
@@ -251,6 +297,17 @@ export function createScheduleService(
         return listScheduleFirings(tx, id, { limit: query.limit, cursor: query.cursor ?? null })
       })
       return { items: page.items.map(toFiringView), nextCursor: page.nextCursor }
+    },
+
+    async events(tenant, id, query) {
+      const page = await withTenant(database, tenant, async (tx) => {
+        if (!(await readSchedule(tx, id))) throw notFound(id)
+        return listTenantEvents(tx, 'schedule', id, {
+          limit: query.limit,
+          cursor: query.cursor ?? null,
+        })
+      })
+      return toTenantEventPage(page)
     },
   }
 }

@@ -1,9 +1,12 @@
 import type { Json } from '@weave/kernel'
 import {
+  appendTenantEvent,
   archiveThread,
   getRun,
+  getThread,
   getThreadWithStatus,
   latestThreadRun,
+  listTenantEvents,
   listThreadRuns,
   listThreads,
   lockActiveThreadRuns,
@@ -16,6 +19,7 @@ import {
   type ThreadRow,
   type ThreadWithStatus,
 } from '@weave/db'
+import { GraphSpec, validateThreadRunInput } from '@weave/spec'
 import type { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import { BadRequestError, ConflictError, NotFoundError } from '../http/app-errors.js'
@@ -30,12 +34,14 @@ import type {
   ThreadSummary,
   ThreadView,
 } from '../schemas/threads.js'
+import type { TenantEventPage, TenantEventsQuery } from '../schemas/tenant-events.js'
 import { auditRequest } from './audit-request.js'
 import { readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
 import { refuseClientState } from './client-input.js'
 import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { runnableVersion } from './runnable-graph.js'
 import { toRunSummary, toRunView } from './run-views.js'
+import { toTenantEventPage } from './tenant-event-views.js'
 
 /** Threads as the API offers them: agents addressed by a key, their state kept across runs. */
 export interface ThreadService {
@@ -71,6 +77,15 @@ export interface ThreadService {
   ): Promise<ThreadRunView>
   /** The thread's runs, newest first. @throws {NotFoundError}, {BadRequestError} bad cursor */
   runs(tenant: string, key: string, query: z.infer<typeof ThreadRunsQuery>): Promise<ThreadRunPage>
+  /**
+   * The thread's events (archived threads' too), newest first.
+   * @throws {NotFoundError}, {BadRequestError} bad cursor
+   */
+  events(
+    tenant: string,
+    key: string,
+    query: z.infer<typeof TenantEventsQuery>,
+  ): Promise<TenantEventPage>
 }
 
 // A chain of runs superseded before their first checkpoint is short; this only bounds a loop.
@@ -111,6 +126,7 @@ export function createThreadService(deps: ServiceDeps): ThreadService {
               },
             },
           )
+          await appendThreadChange(tx, principal, thread, result.created, body)
         }
         return result
       })
@@ -147,6 +163,12 @@ export function createThreadService(deps: ServiceDeps): ThreadService {
           { principal, context },
           { action: 'thread.archived', target: { kind: 'thread', id: key } },
         )
+        await appendTenantEvent(tx, {
+          type: 'thread.archived',
+          subject: key,
+          actor: principal.subject,
+          data: { thread: key },
+        })
       })
     },
 
@@ -158,7 +180,15 @@ export function createThreadService(deps: ServiceDeps): ThreadService {
           thread.graphName,
           thread.graphVersion ?? undefined,
         )
-        refuseClientState(body.input, version.spec)
+        // Held to the input schema as a plain run's input is; keys the schema requires may come
+        // from the thread's state, except on its first run (validateThreadRunInput).
+        const spec = GraphSpec.parse(version.spec)
+        const isFirstRun = (await latestThreadRun(tx, thread.id)) === null
+        refuseClientState(
+          body.input,
+          spec,
+          validateThreadRunInput(spec, body.input, { isFirstRun }),
+        )
         const result = await startThreadRun(tx, thread, {
           graphVersion: version.version,
           input: body.input as Json,
@@ -202,6 +232,17 @@ export function createThreadService(deps: ServiceDeps): ThreadService {
       })
       return { items: page.items.map(toRunSummary), nextCursor: page.nextCursor }
     },
+
+    async events(tenant, key, query) {
+      const page = await withTenant(database, tenant, async (tx) => {
+        if (!(await getThread(tx, key))) throw notFound(key)
+        return listTenantEvents(tx, 'thread', key, {
+          limit: query.limit,
+          cursor: query.cursor ?? null,
+        })
+      })
+      return toTenantEventPage(page)
+    },
   }
 
   async function view(tenant: string, key: string): Promise<ThreadView> {
@@ -235,6 +276,39 @@ export function createThreadService(deps: ServiceDeps): ThreadService {
     }
     return {}
   }
+}
+
+/** The thread's `thread.created` or `thread.updated` event, in the put's transaction. */
+async function appendThreadChange(
+  tx: TenantTx,
+  principal: Principal,
+  thread: ThreadRow,
+  created: boolean,
+  body: PutThreadBody,
+): Promise<void> {
+  const common = { subject: thread.key, actor: principal.subject }
+  if (created) {
+    await appendTenantEvent(tx, {
+      ...common,
+      type: 'thread.created',
+      data: {
+        thread: thread.key,
+        graph: thread.graphName,
+        version: thread.graphVersion,
+        strategy: thread.multitaskStrategy,
+      },
+    })
+    return
+  }
+  const changed = [
+    ...(body.metadata === undefined ? [] : (['metadata'] as const)),
+    ...(body.strategy === undefined ? [] : (['strategy'] as const)),
+  ]
+  await appendTenantEvent(tx, {
+    ...common,
+    type: 'thread.updated',
+    data: { thread: thread.key, changed, strategy: thread.multitaskStrategy },
+  })
 }
 
 /** The thread `key`, locked, unless it is missing or archived. */

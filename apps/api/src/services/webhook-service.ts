@@ -232,6 +232,7 @@ function toDeliveryView(delivery: WebhookDelivery): DeliveryView {
     eventType: delivery.eventType,
     runId: delivery.runId,
     eventSeq: delivery.eventSeq,
+    eventId: delivery.eventId,
     status: delivery.status,
     attempts: delivery.attemptLog.map((a) => ({
       attempt: a.attempt,

@@ -3,6 +3,7 @@ import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizz
 import { timestamptz } from './columns.js'
 import { tenantIsolation } from './roles.js'
 import { runs } from './runs.js'
+import { tenantEvents } from './tenant-events.js'
 
 /** Every status a webhook delivery can have. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
@@ -39,7 +40,10 @@ export const webhooks = pgTable(
   ],
 )
 
-/** One run event to send to one webhook; created in the transaction that appends the event. */
+/**
+ * One event to send to one webhook, created in the transaction that appends the event: a run
+ * event (`runId`, `eventSeq`) or a thread or schedule event (`eventId`).
+ */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -49,10 +53,9 @@ export const webhookDeliveries = pgTable(
       .notNull()
       .references(() => webhooks.id),
     eventType: text('event_type').notNull(),
-    runId: uuid('run_id')
-      .notNull()
-      .references(() => runs.id),
-    eventSeq: integer('event_seq').notNull(),
+    runId: uuid('run_id').references(() => runs.id),
+    eventSeq: integer('event_seq'),
+    eventId: uuid('event_id').references(() => tenantEvents.id),
     payload: jsonb('payload').notNull(),
     status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
@@ -62,6 +65,11 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     unique('webhook_deliveries_webhook_event').on(t.webhookId, t.runId, t.eventSeq),
+    unique('webhook_deliveries_webhook_tenant_event').on(t.webhookId, t.eventId),
+    check(
+      'webhook_deliveries_event_check',
+      sql`(run_id is not null and event_seq is not null and event_id is null) or (run_id is null and event_seq is null and event_id is not null)`,
+    ),
     check(
       'webhook_deliveries_status_check',
       sql.raw(`status in (${DELIVERY_STATUSES.map((s) => `'${s}'`).join(', ')})`),
