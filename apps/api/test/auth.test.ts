@@ -538,3 +538,36 @@ describe('the auth hooks', () => {
     expect(output).not.toContain('hook-token-0123456789')
   })
 })
+
+describe('the JWT verifier remembering verified tokens', () => {
+  it('still refuses a token once it has expired, though it was verified before', async () => {
+    let clock = Date.now()
+    const verifier = createJwtVerifier(testConfig().jwt, { now: () => clock })
+    const exp = Math.floor(clock / 1000) + 20
+    const token = await sign(claims(), secretKey, { alg: 'HS256' }, exp)
+    await expect(verifier.verify(token)).resolves.toMatchObject({ subject: 'user-1' })
+    await expect(verifier.verify(token)).resolves.toMatchObject({ subject: 'user-1' })
+    // Past its exp and the clock skew (30 s by default).
+    clock = exp * 1000 + 31_000
+    const error = await rejection(verifier.verify(token))
+    expect(error.message).toBe('The token has expired.')
+  })
+
+  it('refuses a forged signature on the claims of a token it verified', async () => {
+    const verifier = createJwtVerifier(testConfig().jwt)
+    const token = await sign(claims())
+    await verifier.verify(token)
+    const [header, payload] = token.split('.')
+    const forged = `${header}.${payload}.${Buffer.from('x'.repeat(32)).toString('base64url')}`
+    const error = await rejection(verifier.verify(forged))
+    expect(error.message).toBe('The token signature is invalid.')
+  })
+
+  it('gives each request its own copy of the principal', async () => {
+    const verifier = createJwtVerifier(testConfig().jwt)
+    const token = await sign(claims())
+    const first = await verifier.verify(token)
+    first.subject = 'mallory'
+    await expect(verifier.verify(token)).resolves.toMatchObject({ subject: 'user-1' })
+  })
+})

@@ -5,6 +5,7 @@ import type { JwtConfig } from '../config.js'
 import { AppError, ServiceUnavailableError, UnauthorizedError } from '../http/app-errors.js'
 import { TenantId, type Principal } from './principal.js'
 import { createRemoteKeySet, type RemoteKeySetOptions } from './remote-key-set.js'
+import { VerifiedTokens } from './verified-tokens.js'
 
 /** Verifies bearer tokens and turns them into principals. */
 export interface JwtVerifier {
@@ -26,6 +27,8 @@ export interface JwtVerifierOptions {
   log?: Pick<Logger, 'warn'>
   /** JWKS fetch timing (cooldowns, clock); the defaults suit production. */
   keySet?: Omit<RemoteKeySetOptions, 'url' | 'log'>
+  /** The clock tokens are checked against, in milliseconds (default `Date.now`). */
+  now?: () => number
 }
 
 /**
@@ -53,23 +56,30 @@ export function createJwtVerifier(
           })
   // The allow-list is never empty and never mixes HMAC with public-key algorithms (config.ts),
   // so `none` and algorithm confusion are refused by jose before any signature check.
-  const options: JWTVerifyOptions = {
+  const now = verifierOptions.now ?? Date.now
+  const options: Omit<JWTVerifyOptions, 'currentDate'> = {
     algorithms: [...jwt.algorithms],
     audience: jwt.audience,
     requiredClaims: ['exp', 'sub', jwt.tenantClaim],
     clockTolerance: jwt.clockSkewSeconds,
     ...(jwt.issuer === undefined ? {} : { issuer: jwt.issuer }),
   }
+  // Tokens whose checks passed, so a token sent again is not verified on every request.
+  const verified = new VerifiedTokens(now, jwt.clockSkewSeconds * 1000)
   return {
     async verify(token) {
       if (token.length > MAX_TOKEN_LENGTH) throw new UnauthorizedError('The token is too long.')
+      const known = verified.get(token)
+      if (known) return known
       let payload: JWTPayload
       try {
-        ;({ payload } = await jwtVerify(token, key, options))
+        ;({ payload } = await jwtVerify(token, key, { ...options, currentDate: new Date(now()) }))
       } catch (error) {
         throw verificationError(error, jwt.key.kind === 'jwks')
       }
-      return principalFrom(payload, jwt.tenantClaim)
+      const principal = principalFrom(payload, jwt.tenantClaim)
+      verified.set(token, principal)
+      return principal
     },
   }
 }
