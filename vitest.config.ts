@@ -1,6 +1,10 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
+// The tiers that need PostgreSQL and Redis find them, local or in containers, through this setup;
+// the unit and repo tiers never probe for them.
+const SERVICES_SETUP = './test/setup/test-services.ts'
+
 // Three tiers: unit tests need no services; integration tests talk to the real Postgres and
 // Redis; end-to-end tests start the API and worker as processes. Each file owns its database,
 // schema or queue prefix, so files run in parallel. A fourth project, `repo`, checks the
@@ -25,6 +29,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/test/**/*.int.test.ts', 'apps/*/test/**/*.int.test.ts'],
+          globalSetup: [SERVICES_SETUP],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -39,6 +44,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts', 'packages/*/test/**/*.e2e.test.ts'],
+          globalSetup: [SERVICES_SETUP],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

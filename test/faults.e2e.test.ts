@@ -1,6 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { expectJson, expectProblem } from './support/expect-http.js'
+import { faultSuiteOptions } from './support/fault-servers.js'
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js'
 import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js'
 import { startRecordingServer, type RecordingServer } from './support/recording-server.js'
@@ -42,7 +43,9 @@ function chainSpec(server: string, steps: string[]) {
   return { entry: steps[0], steps: spec }
 }
 
-describe('faults across processes, against a private Postgres and Redis', () => {
+const privateServers = faultSuiteOptions(['pg_createcluster', 'redis-server'])
+
+describe('faults across processes, against a private Postgres and Redis', privateServers, () => {
   let postgres: PrivatePostgres
   let redis: PrivateRedis
   // An interrupted run (Ctrl-C) skips afterAll; the cluster drops itself on exit, the Redis not.

@@ -7,6 +7,7 @@ import { mintDevToken } from '@weave/api'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { expectJson, expectProblem } from './support/expect-http.js'
+import { faultSuiteOptions } from './support/fault-servers.js'
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js'
 import { freePort, startPrivateRedis, type PrivateRedis } from './support/private-redis.js'
 import { waitUntil } from './support/weave-processes.js'
@@ -55,7 +56,9 @@ function npmStartCommand(): string[] {
 
 const WARN = 40
 
-describe('Postgres or Redis going away under a running `weave start`', () => {
+const privateServers = faultSuiteOptions(['pg_createcluster', 'redis-server'])
+
+describe('Postgres or Redis going away under a running `weave start`', privateServers, () => {
   let postgres: PrivatePostgres
   let redis: PrivateRedis
   let shutdownRedisOnExit: () => void = () => undefined

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectJson } from './support/expect-http.js'
+import { faultSuiteOptions } from './support/fault-servers.js'
 import { freePort, startPrivateRedis, type PrivateRedis } from './support/private-redis.js'
 import { parsePrometheusText, type PromFamily } from './support/prometheus-text.js'
 import { startRecordingServer, type RecordingServer } from './support/recording-server.js'
@@ -44,7 +45,9 @@ function sampleValue(family: PromFamily | undefined, labels: Record<string, stri
   return sample?.value ?? 0
 }
 
-describe('Redis flushed in the middle of several runs', () => {
+const privateServers = faultSuiteOptions(['redis-server'])
+
+describe('Redis flushed in the middle of several runs', privateServers, () => {
   let redis: PrivateRedis
   let server: RecordingServer
   let weave: WeaveProcesses

@@ -6,11 +6,9 @@ import { migrateDatabase } from '@weave/db'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { anyFreePort, ROOT } from './child-processes.js'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './service-urls.js'
 import { waitUntil } from './wait-until.js'
 
-const BASE_DATABASE_URL =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const BASE_REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const JWT_SECRET = randomBytes(32).toString('hex')
 
 /** An HTTP answer of the API. */
@@ -93,8 +91,8 @@ export function isolatedTarget(
   o: { databaseUrl?: string; redisUrl?: string } = {},
 ): IsolatedTarget {
   const suffix = randomBytes(5).toString('hex')
-  const databaseUrl = withDatabase(o.databaseUrl ?? BASE_DATABASE_URL, `weave_e2e_${suffix}`)
-  const redisUrl = o.redisUrl ?? BASE_REDIS_URL
+  const databaseUrl = withDatabase(o.databaseUrl ?? TEST_DATABASE_URL, `weave_e2e_${suffix}`)
+  const redisUrl = o.redisUrl ?? TEST_REDIS_URL
   const queuePrefix = `e2e-${suffix}`
   return {
     databaseUrl,

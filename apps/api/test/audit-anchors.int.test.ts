@@ -8,6 +8,7 @@ import {
 import { createJobQueues, redisConnection, type JobQueues } from '@weave/queue'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import type { App } from '../src/app.js'
 import { mintDevToken } from '../src/auth/dev-token.js'
 import { AuditAnchorPage, AuditAnchorView, AuditKeys } from '../src/schemas/audit-anchors.js'
@@ -17,7 +18,6 @@ import { SECRET } from './support.js'
 import { createTestDatabase, randomTenant, type TestDatabase } from './support/database.js'
 import { buildTestApp, callerFor, expectJson, expectProblem, type Call } from './support/harness.js'
 
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const signingKey = deriveAuditSigningKey('the signing secret of the audit anchor tests')
 
 let db: TestDatabase
@@ -31,7 +31,7 @@ beforeAll(async () => {
   db = await createTestDatabase('api_audit_anchors')
   owner = new pg.Pool({ connectionString: db.url, max: 2 })
   queues = createJobQueues({
-    connection: redisConnection(REDIS_URL),
+    connection: redisConnection(TEST_REDIS_URL),
     prefix: `weave-test-${randomBytes(6).toString('hex')}`,
   })
   const deps = { database: db.database, jobs: queues, registry: new GraphRegistry(db.database) }

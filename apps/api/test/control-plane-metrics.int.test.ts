@@ -4,12 +4,11 @@ import { createJobQueues, redisConnection, type JobQueues } from '@weave/queue'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parsePrometheusText, type PromFamily } from '../../../test/support/prometheus-text.js'
+import { TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import { buildApp, type App } from '../src/app.js'
 import { registerControlPlaneMetrics } from '../src/http/control-plane-metrics.js'
 import { captureLog, testConfig } from './support.js'
 import { createTestDatabase, randomTenant, type TestDatabase } from './support/database.js'
-
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 let db: TestDatabase
 let queues: JobQueues
@@ -19,7 +18,7 @@ const registry = new Registry()
 beforeAll(async () => {
   db = await createTestDatabase('api_metrics')
   queues = createJobQueues({
-    connection: redisConnection(REDIS_URL),
+    connection: redisConnection(TEST_REDIS_URL),
     prefix: `weave-metrics-${randomBytes(6).toString('hex')}`,
   })
   const broken = { name: 'broken', getJobCounts: () => Promise.reject(new Error('redis away')) }

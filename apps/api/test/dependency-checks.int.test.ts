@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import { buildApp } from '../src/app.js'
 import { createDependencyChecks, type DependencyChecks } from '../src/dependency-checks.js'
 import { captureLog, testConfig } from './support.js'
 
-const databaseUrl =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const redisUrl = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const databaseUrl = TEST_DATABASE_URL
+const redisUrl = TEST_REDIS_URL
 
 const opened: DependencyChecks[] = []
 afterEach(async () => {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import { buildApp, type App, type RoutePlugin } from '../src/app.js'
 import { mintDevToken } from '../src/auth/dev-token.js'
 import { createJwtVerifier, type JwtVerifier } from '../src/auth/jwt-verifier.js'
 import { createRateLimitRedis } from '../src/http/rate-limit-redis.js'
 import { SECRET, captureLog, testConfig } from './support.js'
 
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const PREFIX = `rl-${randomBytes(5).toString('hex')}`
 const config = testConfig({ WEAVE_RATE_LIMIT_PER_MINUTE: '3', WEAVE_QUEUE_PREFIX: PREFIX })
 
@@ -63,7 +63,7 @@ function call(app: App, ip: string, bearer?: string) {
 }
 
 beforeAll(() => {
-  redis = createRateLimitRedis(REDIS_URL)
+  redis = createRateLimitRedis(TEST_REDIS_URL)
 })
 
 afterAll(async () => {

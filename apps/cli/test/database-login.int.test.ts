@@ -3,15 +3,15 @@ import { ConfigError } from '@weave/api'
 import { migrateDatabase } from '@weave/db'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_DATABASE_URL } from '../../../test/support/service-urls.js'
 import { checkDatabaseLogin } from '../src/commands/database-login.js'
 
-const SERVER = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const suffix = randomBytes(4).toString('hex')
 const database = `weave_cli_login_${suffix}`
 const login = `weave_test_cli_${suffix}`
 
 function url(options: { user?: string; database?: string; port?: string } = {}): string {
-  const result = new URL(SERVER)
+  const result = new URL(TEST_DATABASE_URL)
   if (options.user) result.username = options.user
   if (options.database) result.pathname = `/${options.database}`
   if (options.port) result.port = options.port
@@ -27,7 +27,7 @@ function recorder() {
 }
 
 async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER })
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await client.connect()
   try {
     await client.query(statement)

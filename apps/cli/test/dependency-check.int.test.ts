@@ -3,11 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import { findUnreachableDependency } from '../src/dependency-check.js'
 
-const POSTGRES =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
 /** A port nothing listens on: the kernel handed it out a moment ago and it was closed again. */
@@ -102,14 +100,14 @@ describe('the start-up dependency check', () => {
   it('passes the local Postgres and Redis', async () => {
     await expect(
       findUnreachableDependency({
-        postgres: { url: POSTGRES, role: 'migrate' },
-        redis: REDIS,
+        postgres: { url: TEST_DATABASE_URL, role: 'migrate' },
+        redis: TEST_REDIS_URL,
       }),
     ).resolves.toBeNull()
   })
 
   it('leaves a missing database on a running server to `weave migrate`, which creates it', async () => {
-    const missing = new URL(POSTGRES)
+    const missing = new URL(TEST_DATABASE_URL)
     missing.pathname = `/weave_missing_${randomBytes(4).toString('hex')}`
     await expect(
       findUnreachableDependency({ postgres: { url: missing.toString(), role: 'migrate' } }),
@@ -125,7 +123,7 @@ describe('weave commands whose services are down', { timeout: 90_000 }, () => {
     const run = await runCli('start', {
       WEAVE_MIGRATE_DATABASE_URL: url,
       WEAVE_DATABASE_URL: url,
-      REDIS_URL: REDIS,
+      REDIS_URL: TEST_REDIS_URL,
       PORT: String(await closedPort()),
     })
     expect(run.code).toBe(2)
@@ -140,7 +138,7 @@ describe('weave commands whose services are down', { timeout: 90_000 }, () => {
   it('`weave api` with Redis refused prints one line naming it instead of reconnect logs, and exits 2', async () => {
     const port = await closedPort()
     const run = await runCli('api', {
-      WEAVE_DATABASE_URL: POSTGRES,
+      WEAVE_DATABASE_URL: TEST_DATABASE_URL,
       REDIS_URL: `redis://127.0.0.1:${port}`,
       PORT: String(await closedPort()),
     })

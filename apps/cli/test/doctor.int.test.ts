@@ -2,24 +2,23 @@ import { randomBytes } from 'node:crypto'
 import { migrateDatabase } from '@weave/db'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../test/support/service-urls.js'
 import { main } from '../src/main.js'
 
-const SERVER = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const REDIS = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const suffix = randomBytes(4).toString('hex')
 const migrated = `weave_cli_doctor_${suffix}`
 const empty = `weave_cli_doctor_empty_${suffix}`
 const login = `weave_test_doctor_${suffix}`
 
 function url(options: { user?: string; database?: string } = {}): string {
-  const result = new URL(SERVER)
+  const result = new URL(TEST_DATABASE_URL)
   if (options.user) result.username = options.user
   if (options.database) result.pathname = `/${options.database}`
   return result.toString()
 }
 
 async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER })
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await client.connect()
   try {
     await client.query(statement)
@@ -38,7 +37,7 @@ async function doctor(env: Record<string, string>) {
     stderr: (text) => {
       stdout += text
     },
-    env: { WEAVE_JWT_SECRET: 'd'.repeat(40), REDIS_URL: REDIS, ...env },
+    env: { WEAVE_JWT_SECRET: 'd'.repeat(40), REDIS_URL: TEST_REDIS_URL, ...env },
   })
   return { code, stdout }
 }

@@ -10,9 +10,7 @@ import {
   registerGraphVersion,
   withTenant,
 } from '@weave/db'
-
-const BASE_URL =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+import { TEST_DATABASE_URL } from '../../../test/support/service-urls.js'
 
 /** A fresh, migrated database owned by one test file. */
 export interface TestDatabase {
@@ -28,14 +26,14 @@ export interface TestDatabase {
 /** A database URL on the test server with a random name. */
 export function randomDatabaseUrl(prefix: string): { url: string; name: string } {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`
-  const url = new URL(BASE_URL)
+  const url = new URL(TEST_DATABASE_URL)
   url.pathname = `/${name}`
   return { url: url.toString(), name }
 }
 
 /** Drops a test database, closing whatever connections remain. */
 export async function dropDatabase(name: string): Promise<void> {
-  const url = new URL(BASE_URL)
+  const url = new URL(TEST_DATABASE_URL)
   url.pathname = '/postgres'
   const admin = new pg.Client({ connectionString: url.toString() })
   await admin.connect()

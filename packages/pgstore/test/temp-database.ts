@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { TEST_DATABASE_URL } from '../../../test/support/service-urls.js'
 
 /** The server the integration tests use; each file creates its own database on it. */
-export const ADMIN_URL =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+export const ADMIN_URL = TEST_DATABASE_URL
 
 /** A database made for one test file, and how to drop it. */
 export interface TempDatabase {

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { createDb, migrateDatabase, type Database } from '@weave/db'
-
-const BASE_URL =
-  process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+import { TEST_DATABASE_URL } from '../../../../test/support/service-urls.js'
 
 /** A fresh, migrated database owned by one test file. */
 export interface TestDatabase {
@@ -17,7 +15,7 @@ export interface TestDatabase {
 /** Creates and migrates a database with a random name; `drop` closes the pool and drops it. */
 export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`
-  const url = new URL(BASE_URL)
+  const url = new URL(TEST_DATABASE_URL)
   url.pathname = `/${name}`
   await migrateDatabase({ connectionString: url.toString() })
   const database = createDb({ connectionString: url.toString(), max: 12 })
@@ -26,7 +24,7 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
     database,
     drop: async () => {
       await database.close()
-      const admin = new pg.Client({ connectionString: BASE_URL })
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
       await admin.connect()
       try {
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)

@@ -4,6 +4,7 @@ import { GraphRegistry, type Database } from '@weave/db'
 import { createJobQueues, redisConnection, type JobQueues } from '@weave/queue'
 import { expect } from 'vitest'
 import type { z } from 'zod'
+import { TEST_REDIS_URL } from '../../../../test/support/service-urls.js'
 import { buildApp, type App } from '../../src/app.js'
 import { mintDevToken } from '../../src/auth/dev-token.js'
 import type { Scope } from '../../src/auth/principal.js'
@@ -11,8 +12,6 @@ import { resourceRoutes } from '../../src/routes/index.js'
 import { createApiServices, type ApiServices } from '../../src/services/api-services.js'
 import { SECRET, captureLog, testConfig } from '../support.js'
 import { createTestDatabase, type TestDatabase } from './database.js'
-
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** Every scope a token can carry. */
 export const ALL_SCOPES: readonly Scope[] = [
@@ -76,7 +75,7 @@ export function callerFor(app: App): (call: Call) => Promise<LightMyRequestRespo
 export async function createHarness(prefix: string): Promise<Harness> {
   const db: TestDatabase = await createTestDatabase(prefix)
   const queues = createJobQueues({
-    connection: redisConnection(REDIS_URL),
+    connection: redisConnection(TEST_REDIS_URL),
     prefix: `weave-test-${randomBytes(6).toString('hex')}`,
   })
   const registry = new GraphRegistry(db.database)

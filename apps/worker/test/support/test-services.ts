@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-
-const BASE = process.env.WEAVE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../../test/support/service-urls.js'
 
 /** The Redis of the integration tests. */
-export const TEST_REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+export { TEST_REDIS_URL }
 
 /** A database of the test server that one test file owns: a random name, dropped by `drop`. */
 export function testDatabase(prefix: string): {
@@ -16,12 +15,14 @@ export function testDatabase(prefix: string): {
   const suffix = randomBytes(5).toString('hex')
   const name = `${prefix}_${suffix}`
   return {
-    url: Object.assign(new URL(BASE), { pathname: `/${name}` }).toString(),
+    url: Object.assign(new URL(TEST_DATABASE_URL), { pathname: `/${name}` }).toString(),
     name,
     suffix,
     async drop() {
       const admin = new pg.Client({
-        connectionString: Object.assign(new URL(BASE), { pathname: '/postgres' }).toString(),
+        connectionString: Object.assign(new URL(TEST_DATABASE_URL), {
+          pathname: '/postgres',
+        }).toString(),
       })
       await admin.connect()
       try {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { GraphRegistry, deriveAuditSigningKey } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
+import { TEST_REDIS_URL } from '../../../../../test/support/service-urls.js'
 import { buildApp, type App } from '../../../src/app.js'
 import { mintDevToken } from '../../../src/auth/dev-token.js'
 import { createLogger } from '../../../src/logger.js'
@@ -15,8 +16,6 @@ import { forgedCursor } from './forged-cursor.js'
 import { WEBHOOK_URL, collectCursors, seedSchemas, seedTenant, seedWebhook } from './fuzz-seed.js'
 import type { FuzzSeeds } from './request-arbitrary.js'
 import { graphSpec } from './spec-arbitrary.js'
-
-const REDIS_URL = process.env.WEAVE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** The API under fuzz, the data seeded into it, and what it logged at error level. */
 export interface FuzzApp {
@@ -37,7 +36,7 @@ export interface FuzzApp {
 export async function createFuzzApp(prefix: string): Promise<FuzzApp> {
   const db = await createTestDatabase(prefix)
   const queues = createJobQueues({
-    connection: redisConnection(REDIS_URL),
+    connection: redisConnection(TEST_REDIS_URL),
     prefix: `weave-test-${randomBytes(6).toString('hex')}`,
   })
   const lines: string[] = []
