@@ -28,8 +28,8 @@ export type TenantEventRow = typeof tenantEvents.$inferSelect
  * Appends a thread or schedule event and, in the same statement, one pending delivery per
  * webhook of the tenant subscribed to its type, with the payload `{ type, timestamp, data }`
  * (Standard Webhooks) whose data is the event's plus `eventId`: a change and its deliveries
- * commit or roll back together (tenant-events.int.test.ts). The delivery trigger notifies the
- * worker on commit, as for run events.
+ * commit or roll back together (thread-schedule-events.int.test.ts). The delivery trigger
+ * notifies the worker on commit, as for run events.
  * @throws ZodError for data that is not the type's payload (protocol/tenant-events.ts)
  */
 export async function appendTenantEvent<T extends TenantEventType>(
