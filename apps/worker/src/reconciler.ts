@@ -1,5 +1,6 @@
 import {
   getApproval,
+  hasPendingSibling,
   getRun,
   jobId,
   listElapsedTimers,
@@ -148,7 +149,11 @@ const unresumedApprovals = sweep({
     }),
   cursor: (approval) => ({ at: approval.settledAt, id: approval.id }),
   async repair(deps, row) {
-    const approval = await withTenant(deps.database, row.tenant, (tx) => getApproval(tx, row.id))
+    // An agent's call settled while another call of its turn is pending waits for that one.
+    const approval = await withTenant(deps.database, row.tenant, async (tx) => {
+      const found = await getApproval(tx, row.id)
+      return found && !(await hasPendingSibling(tx, found)) ? found : null
+    })
     const job = approval ? resumeJobOf(row.tenant, approval) : null
     if (!job) return false
     return deps.queues.enqueue('resume', job, { replaceFailed: true })

@@ -53,6 +53,11 @@ export interface ApprovalDecisions {
     step: string
     seq: number
     materialHash: string
+    /**
+     * An agent tool call, asked about with the other calls of its turn at `seq`: its own
+     * settled approval is looked up, whichever approval the resume named.
+     */
+    callId?: string
   }): Promise<Json | null>
 }
 

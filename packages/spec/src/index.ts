@@ -64,6 +64,7 @@ export { mcpToolDigest, type McpListingDeps, type McpToolListing } from './steps
 export {
   YieldReason,
   ApprovalReason,
+  ApprovalsReason,
   InputReason,
   WaitReason,
   readYieldReason,

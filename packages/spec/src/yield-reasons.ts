@@ -27,8 +27,22 @@ export const ApprovalReason = z.object({
   saveAs: z.string(),
   /** JSON Schema a decision's `input` must satisfy; null: any object. */
   inputSchema: z.json().nullable(),
+  /** The agent tool call the approval is about; absent for an approval step. */
+  callId: z.string().min(1).optional(),
 })
 export type ApprovalReason = z.infer<typeof ApprovalReason>
+
+/**
+ * An agent step waits for a decision on each of several tool calls of one assistant turn: one
+ * approval per call, all open at once and decided independently; the run resumes once every one
+ * is settled.
+ */
+export const ApprovalsReason = z.object({
+  kind: z.literal('approvals'),
+  ...Where,
+  approvals: z.array(ApprovalReason.extend({ callId: z.string().min(1) })).min(1),
+})
+export type ApprovalsReason = z.infer<typeof ApprovalsReason>
 
 /** An input step waits for outside input. */
 export const InputReason = z.object({
@@ -53,7 +67,12 @@ export type WaitReason = z.infer<typeof WaitReason>
  * host as `RunResult.yield.reason` (passed up from subgraphs). The host parses it with this
  * schema; nothing else about a yield travels outside the run's result.
  */
-export const YieldReason = z.discriminatedUnion('kind', [ApprovalReason, InputReason, WaitReason])
+export const YieldReason = z.discriminatedUnion('kind', [
+  ApprovalReason,
+  ApprovalsReason,
+  InputReason,
+  WaitReason,
+])
 export type YieldReason = z.infer<typeof YieldReason>
 
 /** A yield reason as the protocol type, or null when the step gave none or another shape. */

@@ -77,11 +77,11 @@ export async function applyStop(
 
   if (result.stopReason === 'yielded') {
     const reason = readYieldReason(result.yield?.reason)
-    let opened: ApprovalRow | null = null
+    let opened: ApprovalRow[] = []
     const outcome = await inTenant(async (tx): Promise<StopOutcome> => {
       const current = await getRunForUpdate(tx, run.id)
       if (current?.cancelRequested) return cancel(deps, tx, run.id, patch, guard)
-      const { waitingOn, approval } = await openWait(deps, tx, run.id, result, reason)
+      const { waitingOn, approvals } = await openWait(deps, tx, run.id, result, reason)
       const moved = await transitionRun(
         tx,
         run.id,
@@ -92,7 +92,7 @@ export async function applyStop(
       )
       if (!moved) return 'waiting'
       await appendRunEvent(tx, run.id, 'run.waiting', waitingOn)
-      opened = approval
+      opened = approvals
       return 'waiting'
     })
     await scheduleWake(deps, run, result, reason, opened)
@@ -151,7 +151,7 @@ async function openWait(
   runId: string,
   result: RunResult,
   reason: YieldReason | null,
-): Promise<{ waitingOn: WaitingOn; approval: ApprovalRow | null }> {
+): Promise<{ waitingOn: WaitingOn; approvals: ApprovalRow[] }> {
   const atSeq = result.seq
   if (!reason) {
     // A handler step that yielded without a reason waits for outside input, as an input step.
@@ -163,30 +163,41 @@ async function openWait(
       schema: null,
       saveAs: null,
     }
-    return { waitingOn, approval: null }
+    return { waitingOn, approvals: [] }
   }
   const step = stepPath(reason.runId, reason.step)
-  if (reason.kind === 'approval') {
-    const { approval } = await deps.lifecycle.open(tx, runId, atSeq, {
-      step,
-      seq: reason.seq,
-      title: reason.title,
-      details: reason.details,
-      approvers: reason.approvers,
-      required: reason.required,
-      separationOfDuties: reason.separationOfDuties,
-      timeoutMs: reason.timeoutMs,
-      onTimeout: reason.onTimeout,
-      saveAs: reason.saveAs,
-      inputSchema: reason.inputSchema,
-    })
-    return {
-      waitingOn: { kind: 'approval', step, approvalId: approval.id, atSeq },
-      approval,
+  if (reason.kind === 'approval' || reason.kind === 'approvals') {
+    const requests = reason.kind === 'approval' ? [reason] : reason.approvals
+    const approvals: ApprovalRow[] = []
+    for (const request of requests) {
+      const { approval } = await deps.lifecycle.open(tx, runId, atSeq, {
+        step,
+        seq: request.seq,
+        ...(request.callId === undefined ? {} : { callId: request.callId }),
+        title: request.title,
+        details: request.details,
+        approvers: request.approvers,
+        required: request.required,
+        separationOfDuties: request.separationOfDuties,
+        timeoutMs: request.timeoutMs,
+        onTimeout: request.onTimeout,
+        saveAs: request.saveAs,
+        inputSchema: request.inputSchema,
+      })
+      approvals.push(approval)
     }
+    const [first] = approvals as [ApprovalRow, ...ApprovalRow[]]
+    const waitingOn: WaitingOn = {
+      kind: 'approval',
+      step,
+      approvalId: first.id,
+      ...(reason.kind === 'approvals' ? { approvalIds: approvals.map((a) => a.id) } : {}),
+      atSeq,
+    }
+    return { waitingOn, approvals }
   }
   if (reason.kind === 'wait') {
-    return { waitingOn: { kind: 'wait', step, atSeq, until: reason.until }, approval: null }
+    return { waitingOn: { kind: 'wait', step, atSeq, until: reason.until }, approvals: [] }
   }
   const waitingOn: WaitingOn = {
     kind: 'input',
@@ -196,27 +207,28 @@ async function openWait(
     schema: reason.schema,
     saveAs: reason.saveAs,
   }
-  return { waitingOn, approval: null }
+  return { waitingOn, approvals: [] }
 }
 
 /**
- * Schedules what wakes a waiting run, after its wait committed: a timer's job, an approval's
- * expiry, or, for an approval that was settled already (a step asked again after a crash), its
- * resume. A lost job is found again by the reconciler (`wake_at`, settled approvals, overdue
- * approvals), so an enqueue failure here only delays the run.
+ * Schedules what wakes a waiting run, after its wait committed: a timer's job, each pending
+ * approval's expiry, or, when every approval it waits on was settled already (a step asked again
+ * after a crash), its resume. A lost job is found again by the reconciler (`wake_at`, settled
+ * approvals, overdue approvals), so an enqueue failure here only delays the run.
  */
 async function scheduleWake(
   deps: ApplyStopDeps,
   run: RunRow,
   result: RunResult,
   reason: YieldReason | null,
-  approval: ApprovalRow | null,
+  approvals: ApprovalRow[],
 ): Promise<void> {
   const tenant = run.tenantId
   try {
-    if (approval) {
-      if (approval.status === 'pending') await deps.lifecycle.scheduleExpiry(tenant, approval)
-      else await deps.lifecycle.resume(tenant, { ...approval, decisions: [] })
+    const pending = approvals.filter((a) => a.status === 'pending')
+    for (const approval of pending) await deps.lifecycle.scheduleExpiry(tenant, approval)
+    if (approvals.length > 0 && pending.length === 0) {
+      await deps.lifecycle.resume(tenant, { ...approvals.at(-1)!, decisions: [] })
     } else if (reason?.kind === 'wait') {
       await deps.jobs.enqueue(
         'waitElapsed',

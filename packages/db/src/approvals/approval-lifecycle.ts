@@ -10,6 +10,8 @@ import {
   cancelRunApprovals,
   expireApproval,
   getApproval,
+  getCallApproval,
+  hasPendingSibling,
   openApproval,
 } from './approval-queries.js'
 import type { Approval, ApprovalRow } from './approval-rows.js'
@@ -29,6 +31,8 @@ export interface ApprovalRequest {
   step: string
   /** The step's seq in its kernel run. */
   seq: number
+  /** The agent tool call the approval is about; absent for an approval step. */
+  callId?: string
   title: string
   details: Json
   approvers: Approvers | null
@@ -92,7 +96,7 @@ export interface ApprovalLifecycle {
   scheduleExpiry(tenant: string, approval: ApprovalRow): Promise<void>
   /**
    * Records a decision with its run event and one audit event, and resumes the run once the
-   * approval settles.
+   * approval settles (and, for the calls of one agent turn, once all of them are settled).
    * @throws the errors of decideApproval
    */
   decide(tenant: string, request: DecisionRequest): Promise<DecideApprovalResult>
@@ -106,7 +110,10 @@ export interface ApprovalLifecycle {
    *   material hash is not the link's; the errors of decideApproval
    */
   decideByLink(request: LinkDecisionRequest): Promise<DecideApprovalResult>
-  /** Expires a pending approval whose timeout passed and resumes its run; a no-op otherwise. */
+  /**
+   * Expires a pending approval whose timeout passed and resumes its run (once no approval opened
+   * with it is pending); a no-op otherwise.
+   */
   expire(tenant: string, approvalId: string): Promise<{ expired: boolean; runId?: string }>
   /** Cancels the pending approvals of a run, in the caller's transaction (the run was cancelled). */
   cancelPending(tx: TenantTx, runId: string): Promise<ApprovalRow[]>
@@ -120,6 +127,14 @@ export interface ApprovalLifecycle {
   settledDecision(
     tenant: string,
     query: { approvalId: string; runId: string; step: string; materialHash: string },
+  ): Promise<DecisionRecord | null>
+  /**
+   * The record an agent step settles tool call `callId` with: its settled approval opened at
+   * (`runId`, `step`, `seq`), when made on `materialHash` and not used yet; else null.
+   */
+  settledCallDecision(
+    tenant: string,
+    query: { runId: string; step: string; seq: number; callId: string; materialHash: string },
   ): Promise<DecisionRecord | null>
 }
 
@@ -142,13 +157,20 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
     return true
   }
 
+  /**
+   * Records a decision; `resumes` is set when the run is to resume now: the approval is settled
+   * and no approval opened with it is still pending (read under the run's lock, so of two
+   * decisions settling the last two approvals of a turn, exactly one resumes the run).
+   */
   async function recordDecision(
     tx: TenantTx,
     input: DecideApprovalInput,
     audit: { action: string; context: AuditContext; details?: Record<string, Json> },
-  ): Promise<DecideApprovalResult> {
+  ): Promise<DecideApprovalResult & { resumes: boolean }> {
     const result = await decideApproval(tx, input)
-    if (result.replayed) return result
+    const settles = result.didSettle || (result.replayed && result.settled !== null)
+    const resumes = settles && !(await hasPendingSibling(tx, result.approval))
+    if (result.replayed) return { ...result, resumes }
     const { approval } = result
     const data = {
       approvalId: approval.id,
@@ -170,7 +192,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
       context: audit.context,
       details: { ...data, runId: approval.runId, ...audit.details },
     })
-    return result
+    return { ...result, resumes }
   }
 
   return {
@@ -181,6 +203,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
         runId,
         step: request.step,
         seq: request.seq,
+        ...(request.callId === undefined ? {} : { callId: request.callId }),
         rootSeq,
         title: request.title,
         details: request.details,
@@ -219,12 +242,10 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
 
     async decide(tenant, request) {
       const { context, ...input } = request
-      const result = await withTenant(database, tenant, (tx) =>
+      const { resumes, ...result } = await withTenant(database, tenant, (tx) =>
         recordDecision(tx, input, { action: 'approval.decided', context }),
       )
-      if (result.didSettle || (result.replayed && result.settled)) {
-        await enqueueResume(tenant, result.approval)
-      }
+      if (resumes) await enqueueResume(tenant, result.approval)
       return result
     },
 
@@ -245,7 +266,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           'the decision names material other than the link was made for',
         )
       }
-      const result = await withTenant(database, found.tenantId, async (tx) => {
+      const { resumes, ...result } = await withTenant(database, found.tenantId, async (tx) => {
         await consumeApprovalToken(tx, found.id)
         return recordDecision(
           tx,
@@ -267,7 +288,7 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           },
         )
       })
-      if (result.didSettle) await enqueueResume(found.tenantId, result.approval)
+      if (resumes && result.didSettle) await enqueueResume(found.tenantId, result.approval)
       return result
     },
 
@@ -289,11 +310,11 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           target: { kind: 'approval', id: approvalId },
           details: { runId: row.runId, step: row.step },
         })
-        return { ...row, decisions: [] }
+        return { approval: { ...row, decisions: [] }, resumes: !(await hasPendingSibling(tx, row)) }
       })
       if (!expired) return { expired: false }
-      await enqueueResume(tenant, expired)
-      return { expired: true, runId: expired.runId }
+      if (expired.resumes) await enqueueResume(tenant, expired.approval)
+      return { expired: true, runId: expired.approval.runId }
     },
 
     cancelPending: cancelRunApprovals,
@@ -306,6 +327,18 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
         !approval ||
         approval.runId !== query.runId ||
         approval.step !== query.step ||
+        approval.materialHash !== query.materialHash ||
+        approval.consumedSeq !== null
+      ) {
+        return null
+      }
+      return decisionRecord(approval)
+    },
+
+    async settledCallDecision(tenant, query) {
+      const approval = await withTenant(database, tenant, (tx) => getCallApproval(tx, query))
+      if (
+        !approval ||
         approval.materialHash !== query.materialHash ||
         approval.consumedSeq !== null
       ) {

@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, lte, ne, sql } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from '../cursor.js'
 import { approvalMaterialHash } from '@weave/spec'
@@ -24,6 +24,8 @@ export interface OpenApprovalInput {
   step: string
   /** The step's seq in its kernel run when it yielded. */
   seq: number
+  /** The agent tool call the approval is about; absent for an approval step. */
+  callId?: string
   /** The root run's checkpoint seq while it waits on the approval (default `seq`). */
   rootSeq?: number
   title: string
@@ -39,15 +41,16 @@ export interface OpenApprovalInput {
   inputSchema?: Json | null
 }
 
-/** The approval for (run, step, seq); `created` is false when it was already open. */
+/** The approval for (run, step, seq, call); `created` is false when it was already open. */
 export interface OpenedApproval {
   approval: Approval
   created: boolean
 }
 
 /**
- * Opens the approval of a run's approval step at checkpoint `seq`. Idempotent: re-opening the
- * same (run, step, seq), as a retried job does, returns the existing approval unchanged.
+ * Opens the approval of a run's approval step at checkpoint `seq` (or of one tool call of an
+ * agent step). Idempotent: re-opening the same (run, step, seq, call), as a retried job does,
+ * returns the existing approval unchanged.
  * @throws NotFoundError when the run does not exist in this tenant.
  */
 export async function openApproval(
@@ -63,6 +66,7 @@ export async function openApproval(
       runId: input.runId,
       step: input.step,
       seq: input.seq,
+      callId: input.callId ?? '',
       title: input.title,
       details,
       materialHash: approvalMaterialHash(input.title, details),
@@ -75,7 +79,9 @@ export async function openApproval(
       rootSeq: input.rootSeq ?? input.seq,
       inputSchema: input.inputSchema ?? null,
     })
-    .onConflictDoNothing({ target: [approvals.runId, approvals.step, approvals.seq] })
+    .onConflictDoNothing({
+      target: [approvals.runId, approvals.step, approvals.seq, approvals.callId],
+    })
     .returning()
   if (row) return { approval: { ...row, decisions: [] }, created: true }
   const [existing] = await tx.db
@@ -87,6 +93,7 @@ export async function openApproval(
         eq(approvals.runId, input.runId),
         eq(approvals.step, input.step),
         eq(approvals.seq, input.seq),
+        eq(approvals.callId, input.callId ?? ''),
       ),
     )
   const found = existing as ApprovalRow
@@ -101,6 +108,54 @@ export async function getApproval(tx: TenantTx, id: string): Promise<Approval | 
     .from(approvals)
     .where(and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, id)))
   return row ? ((await withDecisions(tx, [row]))[0] as Approval) : null
+}
+
+/**
+ * The approval of one agent tool call: the call `callId` that step `step` of run `runId` asked
+ * about at seq `seq`, or null.
+ */
+export async function getCallApproval(
+  tx: TenantTx,
+  query: { runId: string; step: string; seq: number; callId: string },
+): Promise<Approval | null> {
+  if (!isUuid(query.runId) || query.callId === '') return null
+  const [row] = await tx.db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.runId, query.runId),
+        eq(approvals.step, query.step),
+        eq(approvals.seq, query.seq),
+        eq(approvals.callId, query.callId),
+      ),
+    )
+  return row ? ((await withDecisions(tx, [row]))[0] as Approval) : null
+}
+
+/**
+ * Whether another approval opened with `approval` (the calls of one agent turn, asked about
+ * together) is still pending: the run resumes only once every one of them is settled. Callers
+ * hold the run's row lock, so of two decisions settling the last two, exactly one sees none.
+ */
+export async function hasPendingSibling(tx: TenantTx, approval: ApprovalRow): Promise<boolean> {
+  if (approval.callId === '') return false
+  const [row] = await tx.db
+    .select({ id: approvals.id })
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.runId, approval.runId),
+        eq(approvals.step, approval.step),
+        eq(approvals.seq, approval.seq),
+        eq(approvals.status, 'pending'),
+        ne(approvals.id, approval.id),
+      ),
+    )
+    .limit(1)
+  return row !== undefined
 }
 
 /** Options of `listApprovals`. */

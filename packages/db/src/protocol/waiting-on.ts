@@ -9,6 +9,11 @@ export const ApprovalWait = z.object({
   kind: z.literal('approval'),
   step: Step,
   approvalId: z.uuid(),
+  /**
+   * Every approval the run waits on, when an agent step asked about several tool calls of one
+   * turn at once (`approvalId` is the first); it resumes once all are settled.
+   */
+  approvalIds: z.array(z.uuid()).optional(),
   atSeq: AtSeq,
 })
 

@@ -55,6 +55,9 @@ export const approvals = pgTable(
       .references(() => runs.id),
     step: text('step').notNull(),
     seq: integer('seq').notNull(),
+    // The agent tool call the approval is about ('' for an approval step): the calls of one
+    // assistant turn are asked about together, one approval each, at the same (run, step, seq).
+    callId: text('call_id').notNull().default(''),
     // The run's checkpoint seq while it waits on this approval (where a fork asks it again).
     rootSeq: integer('root_seq'),
     status: text('status', { enum: APPROVAL_STATUSES }).notNull().default('pending'),
@@ -76,8 +79,8 @@ export const approvals = pgTable(
     settledAt: timestamptz('settled_at'),
   },
   (t) => [
-    // A re-opened suspension of the same step at the same checkpoint finds its approval.
-    unique('approvals_run_step_seq').on(t.runId, t.step, t.seq),
+    // A re-opened suspension of the same step at the same checkpoint finds its approvals.
+    unique('approvals_run_step_seq_call').on(t.runId, t.step, t.seq, t.callId),
     check('approvals_status_check', inList('status', APPROVAL_STATUSES)),
     check('approvals_on_timeout_check', inList('on_timeout', APPROVAL_ON_TIMEOUT)),
     check('approvals_required_check', sql`required >= 1`),
