@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { appendAuditAtCommit, type AuditInput } from './audit.js'
-import { withTenant, type Database, type DbTransaction } from './client.js'
+import { withTenant, type Database } from './client.js'
 import { StepRefusedError } from './errors.js'
 import { pgCode } from './pg-errors.js'
 import { runEventData, type RunEventData, type RunEventType } from './run-events.js'
@@ -50,23 +50,53 @@ const REFUSALS = {
  * @throws StepRefusedError when the fence refuses; the driver's error when Postgres is away
  */
 export async function saveStepCheckpoint(
-  database: Pick<Database, 'db'>,
+  database: Pick<Database, 'db' | 'pool'>,
   c: StepCheckpoint,
 ): Promise<{ cancelRequested: boolean }> {
   const audits = c.audits ?? []
-  if (audits.length === 0) return saveStep(database.db, c)
+  const values = saveStepValues(c)
+  if (audits.length === 0) {
+    // Named, so each pooled connection parses and plans it once: it is every step's statement.
+    return saveStep(c, () =>
+      database.pool.query<SavedStep>({ name: 'weave_save_step', text: SAVE_STEP, values }),
+    )
+  }
   // The audit events commit with the checkpoint or not at all, chained at the commit.
   return withTenant(database, c.tenant, async (tx) => {
-    const saved = await saveStep(tx.db, c)
+    const saved = await saveStep(c, () => tx.db.execute<SavedStep>(saveStepSql(values)))
     for (const audit of audits) await appendAuditAtCommit(tx, audit)
     return saved
   })
 }
 
-async function saveStep(
-  db: Database['db'] | DbTransaction,
-  c: StepCheckpoint,
-): Promise<{ cancelRequested: boolean }> {
+type SavedStep = { cancel_requested: boolean | null }
+
+// The parameters' types of weave_save_step, in order.
+const SAVE_STEP_CASTS = [
+  '',
+  '::uuid',
+  '::uuid',
+  '',
+  '::text[]',
+  '',
+  '',
+  '::int',
+  '',
+  '',
+  '::uuid',
+  '',
+  '::jsonb',
+  '::jsonb',
+] as const
+
+const SAVE_STEP = `select weave_save_step(${SAVE_STEP_CASTS.map((cast, i) => `$${i + 1}${cast}`).join(', ')}) as cancel_requested`
+
+function saveStepSql(values: unknown[]) {
+  const args = values.map((value, i) => sql`${value}${sql.raw(SAVE_STEP_CASTS[i]!)}`)
+  return sql`select weave_save_step(${sql.join(args, sql`, `)}) as cancel_requested`
+}
+
+function saveStepValues(c: StepCheckpoint): unknown[] {
   const event = c.event ? JSON.stringify(runEventData('step.completed', c.event)) : null
   const events = JSON.stringify(
     (c.events ?? []).map(({ type, data }) => ({
@@ -74,16 +104,30 @@ async function saveStep(
       data: runEventData(type, data as RunEventData<typeof type>),
     })),
   )
+  return [
+    c.tenant,
+    c.runId,
+    c.leaseToken,
+    c.ns,
+    toTextArray(c.keys),
+    c.value,
+    c.latestKey,
+    c.seq,
+    c.isRoot,
+    c.isFailed,
+    c.approvalId ?? null,
+    event === null ? null : 'step.completed',
+    event,
+    events,
+  ]
+}
+
+async function saveStep(
+  c: StepCheckpoint,
+  run: () => Promise<{ rows: SavedStep[] }>,
+): Promise<{ cancelRequested: boolean }> {
   try {
-    const result = await db.execute<{
-      cancel_requested: boolean | null
-    }>(sql`select weave_save_step(
-      ${c.tenant}, ${c.runId}::uuid, ${c.leaseToken}::uuid,
-      ${c.ns}, ${toTextArray(c.keys)}::text[], ${c.value},
-      ${c.latestKey}, ${c.seq}::int, ${c.isRoot}, ${c.isFailed},
-      ${c.approvalId ?? null}::uuid, ${event === null ? null : 'step.completed'}, ${event}::jsonb,
-      ${events}::jsonb
-    ) as cancel_requested`)
+    const result = await run()
     return { cancelRequested: result.rows[0]?.cancel_requested === true }
   } catch (err) {
     const code = pgCode(err)

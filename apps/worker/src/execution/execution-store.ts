@@ -25,7 +25,7 @@ export class StateTooLargeError extends Error {
 
 /** What an execution's store writes with. */
 export interface ExecutionStoreDeps {
-  database: Pick<Database, 'db'>
+  database: Pick<Database, 'db' | 'pool'>
   /** The tenant's checkpoint store: reads of history, pruning and listing go through it. */
   base: PgStore
   flight: Flight
