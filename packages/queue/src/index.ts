@@ -7,6 +7,7 @@ export {
   type JobQueues,
 } from './job-queues.js'
 export { redisConnection } from './redis-connection.js'
+export { readTraceContext, TRACE_FIELD, withTraceContext } from './job-trace.js'
 export {
   createDependencyHealth,
   describeHealthNotice,

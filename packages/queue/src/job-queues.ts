@@ -12,6 +12,7 @@ import {
   type ScheduleTimers,
 } from '@weave/db'
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq'
+import { withTraceContext } from './job-trace.js'
 import { isRedisUnavailable } from './outage-errors.js'
 import { nextIntervalTick } from './schedule-timing.js'
 
@@ -122,6 +123,8 @@ export interface JobQueues extends JobSink, ScheduleTimers {
   unscheduleReconciler(): Promise<void>
   /** Fires `anchor-audit` every `everyMs`, one job per tick for the whole cluster. */
   scheduleAuditAnchors(everyMs: number): Promise<void>
+  /** Fires `apply-retention` every `everyMs`, one job per tick for the whole cluster. */
+  scheduleRetention(everyMs: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -173,7 +176,8 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
           await existing.remove()
         }
       }
-      await queue.add(spec.name, data, {
+      // The job carries the enqueuer's trace, so the worker's spans continue it.
+      await queue.add(spec.name, withTraceContext(data as object), {
         jobId: id,
         ...(options.delayMs === undefined
           ? {}
@@ -200,6 +204,13 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
         'anchor-audit',
         { every: everyMs },
         { name: JOBS.anchorAudit.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
+      )
+    },
+    async scheduleRetention(everyMs) {
+      await queues.maintenance.upsertJobScheduler(
+        'apply-retention',
+        { every: everyMs },
+        { name: JOBS.applyRetention.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
       )
     },
     async setScheduleTimer(schedule: ScheduleRow, from = new Date()) {

@@ -1,4 +1,4 @@
-import type { Graph, GraphOptions, Json } from '@weave/kernel'
+import type { Delta, Graph, GraphOptions, Json } from '@weave/kernel'
 import type { AgentEvent } from './agent-events.js'
 import type { ExpressionLimits } from './expression.js'
 import type { HandlerRegistry } from './handlers.js'
@@ -86,4 +86,12 @@ export interface CompileDeps {
   maxima?: { maxIterations?: number; stepBudget?: number }
   checkpointPolicy?: GraphOptions['checkpointPolicy']
   hooks?: GraphOptions['hooks']
+  /**
+   * Runs every step's work (its hooks excluded): the host calls `run` once and returns what it
+   * returns, e.g. inside a tracing span, so the step's outgoing calls are that span's children.
+   */
+  aroundStep?: (
+    call: { graph: string; runId: string; step: string; seq: number },
+    run: () => Promise<Delta>,
+  ) => Promise<Delta>
 }

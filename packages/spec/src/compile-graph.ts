@@ -1,4 +1,4 @@
-import { Graph } from '@weave/kernel'
+import { Graph, type Step } from '@weave/kernel'
 import type { CompileDeps } from './compile-deps.js'
 import { SpecCompileError } from './errors.js'
 import { GraphSpec } from './graph-spec.js'
@@ -18,6 +18,15 @@ const KERNEL_MAX_ITERATIONS = 100
  * A graph's own limit, never above the server's ceiling. Without its own, the limit is the
  * lower of `unset` (what the kernel would use: undefined for no limit) and the ceiling.
  */
+// The host's wrapper around one step's work (CompileDeps.aroundStep); the step as is without one.
+function wrapped(step: Step, around: CompileDeps['aroundStep']): Step {
+  if (!around) return step
+  return (state, ctx) =>
+    around({ graph: ctx.graph, runId: ctx.runId, step: ctx.step, seq: ctx.seq }, async () =>
+      step(state, ctx),
+    )
+}
+
 function capped(
   own: number | undefined,
   ceiling: number | undefined,
@@ -76,7 +85,7 @@ export async function compileGraph(
   for (const [stepName, step] of Object.entries(s.steps)) {
     graph.addStep(
       stepName,
-      await compileStep(stepName, step, cx),
+      wrapped(await compileStep(stepName, step, cx), deps.aroundStep),
       compileStepRouter(stepName, step, limits),
     )
   }

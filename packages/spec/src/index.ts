@@ -87,5 +87,6 @@ export {
   type LookupAll,
 } from './http/egress.js'
 export { createPinnedFetch } from './http/pinned-fetch.js'
+export { traceHttpExchange, traceHeadersOf, type TracedExchange } from './http/trace-http.js'
 export { isPublicAddress } from './http/ip-address.js'
 export { AGENT_EVENT_DATA, type AgentEvent, type AgentEventType } from './agent-events.js'

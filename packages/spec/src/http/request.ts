@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { traceHttpExchange } from './trace-http.js'
 
 /** One HTTP exchange with retries; what the http and llm steps share. */
 export interface RequestOptions {
@@ -71,10 +72,19 @@ function isRetryableStatus(status: number): boolean {
 
 /**
  * Sends the request, retrying network errors, timeouts and retryable statuses with exponential
- * backoff; redirects are returned, never followed.
+ * backoff; redirects are returned, never followed. The exchange, retries included, is one client
+ * span whose context the request carries (`traceparent`), so the receiver joins the run's trace.
  * @throws RequestFailedError when the last attempt fails, the body is too large, or `signal` aborts.
  */
-export async function sendWithRetry(o: RequestOptions): Promise<ReadResponse> {
+export function sendWithRetry(o: RequestOptions): Promise<ReadResponse> {
+  return traceHttpExchange(
+    o,
+    (traceHeaders) => sendAttempts({ ...o, headers: { ...o.headers, ...traceHeaders } }),
+    (res) => res.status,
+  )
+}
+
+async function sendAttempts(o: RequestOptions): Promise<ReadResponse> {
   for (let attempt = 1; ; attempt++) {
     const last = attempt >= o.attempts
     if (o.signal.aborted) {
