@@ -27,6 +27,13 @@ const refunds: number[] = []
 const REPLIES = [{ tool_calls: [call('c1', 'refund', { amount: 500 })] }, { content: 'Refunded.' }]
 // The script of a conversation whose prompt asks for a quote.
 const QUOTE_REPLIES = [{ tool_calls: [call('q1', 'quote', { qty: 3 })] }, { content: 'It is 30.' }]
+// The script of a conversation whose prompt asks for two refunds: both calls in one turn.
+const pairReplies = (a: number, b: number) => [
+  { tool_calls: [call('p1', 'refund', { amount: a }), call('p2', 'refund', { amount: b })] },
+  { content: 'Both settled.' },
+]
+/** The requests of two-refund conversations, by the customer their prompt names. */
+const pairRequests = new Map<string, Array<Array<{ role: string; content?: string }>>>()
 
 function call(id: string, name: string, args: object) {
   return { id, type: 'function', function: { name, arguments: JSON.stringify(args) } }
@@ -44,8 +51,16 @@ beforeAll(async () => {
         messages: Array<{ role: string; content?: string }>
       }
       const turn = body.messages.filter((m) => m.role === 'assistant').length
-      const quoting = body.messages.some((m) => m.role === 'user' && m.content?.startsWith('Quote'))
-      const reply = (quoting ? QUOTE_REPLIES : REPLIES)[turn] ?? { content: 'out of script' }
+      const prompt = body.messages.find((m) => m.role === 'user')?.content ?? ''
+      const quoting = prompt.startsWith('Quote')
+      const pair = /^Refund (\d+) and (\d+) for (.+)$/.exec(prompt)
+      if (pair) pairRequests.set(pair[3]!, [...(pairRequests.get(pair[3]!) ?? []), body.messages])
+      const script = pair
+        ? pairReplies(Number(pair[1]), Number(pair[2]))
+        : quoting
+          ? QUOTE_REPLIES
+          : REPLIES
+      const reply = script[turn] ?? { content: 'out of script' }
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           choices: [{ index: 0, message: { role: 'assistant', content: null, ...reply } }],
@@ -276,5 +291,177 @@ describe('an agent step on a worker', () => {
     ).toEqual(['support', 'support:q1/total', 'support', 'support'])
     // A read-only tool is not audited as a change to the world.
     expect(await executedCalls(id)).toEqual([])
+  })
+
+  describe('two calls in one turn that need a person', () => {
+    const pairAgent = {
+      ...agent,
+      steps: { support: { ...agent.steps.support, prompt: '{{ ask }}' } },
+    }
+    const context = { requestId: 'test', ip: '127.0.0.1' }
+    /** A lifecycle whose resume jobs are recorded before they are queued. */
+    function recordingLifecycle() {
+      const resumes: unknown[] = []
+      const lifecycle = createApprovalLifecycle({
+        database: bed.database,
+        jobs: {
+          enqueue: (kind, payload, options) => {
+            if (kind === 'resume') resumes.push(payload)
+            return bed.worker.queues.enqueue(kind, payload, options)
+          },
+        },
+      })
+      return { lifecycle, resumes }
+    }
+    async function startPair(customer: string, a: number, b: number) {
+      const id = await bed.start(`pair-${customer}`, pairAgent, {
+        ask: `Refund ${a} and ${b} for ${customer}`,
+      })
+      const waiting = await until(
+        () => bed.runOf(id),
+        (r) => r?.status === 'waiting',
+        'the agent to ask',
+      )
+      const approvals = (
+        await withTenant(bed.database, bed.tenant, (tx) => listApprovals(tx, { runId: id }))
+      ).items
+      const byCall = (callId: string) =>
+        approvals.find((x) => (x.details as { callId?: string }).callId === callId)!
+      return { id, waiting, approvals, p1: byCall('p1'), p2: byCall('p2') }
+    }
+    const resumedEvents = async (id: string) =>
+      (await withTenant(bed.database, bed.tenant, (tx) => listRunEvents(tx, id))).filter(
+        (e) => e.type === 'run.resumed',
+      )
+
+    it('opens both approvals at once, each bound to its call, and goes on once both are decided', async () => {
+      const before = refunds.length
+      const { id, waiting, approvals, p1, p2 } = await startPair('Dee', 600, 700)
+      expect(approvals).toHaveLength(2)
+      expect(approvals.map((x) => x.status)).toEqual(['pending', 'pending'])
+      expect(p1).toMatchObject({
+        title: 'Refund 600?',
+        details: expect.objectContaining({ arguments: { amount: 600 } }),
+      })
+      expect(p2).toMatchObject({
+        title: 'Refund 700?',
+        details: expect.objectContaining({ arguments: { amount: 700 } }),
+      })
+      expect(p1.materialHash).not.toBe(p2.materialHash)
+      expect(waiting?.waitingOn).toMatchObject({
+        kind: 'approval',
+        approvalIds: [p1.id, p2.id],
+      })
+      expect(refunds.slice(before)).toEqual([])
+
+      const { lifecycle, resumes } = recordingLifecycle()
+      const decide = (approval: typeof p1, subject: string, decision: 'approve' | 'reject') =>
+        lifecycle.decide(bed.tenant, {
+          approvalId: approval.id,
+          subject,
+          subjectScopes: ['approvals:decide'],
+          decision,
+          materialHash: approval.materialHash,
+          context,
+        })
+      // One approval's material is not the other's.
+      await expect(
+        lifecycle.decide(bed.tenant, {
+          approvalId: p2.id,
+          subject: 'carol',
+          subjectScopes: ['approvals:decide'],
+          decision: 'reject',
+          materialHash: p1.materialHash,
+          context,
+        }),
+      ).rejects.toMatchObject({ code: 'material-mismatch' })
+      await expect(decide(p2, 'starter', 'reject')).rejects.toMatchObject({
+        code: 'separation-of-duties',
+      })
+      // The second call is refused first, by one approver: the run is not resumed for it.
+      expect((await decide(p2, 'carol', 'reject')).settled?.status).toBe('rejected')
+      expect(resumes).toEqual([])
+      expect((await bed.runOf(id))?.status).toBe('waiting')
+      // The first is approved by another: that decision resumes the run.
+      expect((await decide(p1, 'bob', 'approve')).settled?.status).toBe('approved')
+      expect(resumes).toEqual([expect.objectContaining({ runId: id, approvalId: p1.id })])
+
+      const done = await until(
+        () => bed.runOf(id),
+        (r) => r?.status === 'completed' || r?.status === 'failed',
+        'the agent to finish',
+      )
+      expect(done).toMatchObject({ status: 'completed' })
+      expect(refunds.slice(before)).toEqual([600])
+      expect(await resumedEvents(id)).toHaveLength(1)
+      // The model was asked once more, with both results.
+      const sent = pairRequests.get('Dee')!
+      expect(sent).toHaveLength(2)
+      expect(
+        sent[1]!.slice(-2).map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
+      ).toEqual([
+        ['p1', JSON.stringify({ refunded: 600 })],
+        ['p2', 'A person refused this call; it was not run.'],
+      ])
+      const events = await withTenant(bed.database, bed.tenant, (tx) => listRunEvents(tx, id))
+      expect(
+        events
+          .filter((e) => e.type === 'tool.decided')
+          .map((e) => e.data as { callId: string; approvalId: string; status: string })
+          .map((d) => [d.callId, d.approvalId, d.status]),
+      ).toEqual([
+        ['p1', p1.id, 'approved'],
+        ['p2', p2.id, 'rejected'],
+      ])
+      expect(await executedCalls(id)).toEqual([
+        expect.objectContaining({ callId: 'p1', approvalId: p1.id }),
+      ])
+      // One audit event per decision.
+      const audit = await withTenant(bed.database, bed.tenant, (tx) =>
+        listAudit(tx, { action: 'approval.decided', limit: 100 }),
+      )
+      expect(
+        audit.items
+          .filter((e) => e.target.id === p1.id || e.target.id === p2.id)
+          .map((e) => [e.target.id, e.actor])
+          .sort(),
+      ).toEqual(
+        [
+          [p1.id, 'bob'],
+          [p2.id, 'carol'],
+        ].sort(),
+      )
+    })
+
+    it('resumes the run once when both calls are decided at the same instant', async () => {
+      const before = refunds.length
+      const { id, p1, p2 } = await startPair('Eve', 800, 900)
+      const { lifecycle, resumes } = recordingLifecycle()
+      const approve = (approval: typeof p1, subject: string) =>
+        lifecycle.decide(bed.tenant, {
+          approvalId: approval.id,
+          subject,
+          subjectScopes: ['approvals:decide'],
+          decision: 'approve',
+          materialHash: approval.materialHash,
+          context,
+        })
+      const settled = await Promise.all([approve(p1, 'bob'), approve(p2, 'carol')])
+      expect(settled.map((r) => r.settled?.status)).toEqual(['approved', 'approved'])
+      expect(resumes).toHaveLength(1)
+      const done = await until(
+        () => bed.runOf(id),
+        (r) => r?.status === 'completed' || r?.status === 'failed',
+        'the agent to finish',
+      )
+      expect(done).toMatchObject({ status: 'completed' })
+      expect(refunds.slice(before)).toEqual([800, 900])
+      expect(await resumedEvents(id)).toHaveLength(1)
+      expect(pairRequests.get('Eve')).toHaveLength(2)
+      expect((await executedCalls(id)).map((d) => (d as { callId: string }).callId)).toEqual([
+        'p2',
+        'p1',
+      ])
+    })
   })
 })

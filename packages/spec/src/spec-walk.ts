@@ -122,3 +122,25 @@ export function subgraphRefs(doc: unknown): SubgraphRef[] {
  * a tool call needs a person.
  */
 export const SUSPENDING_KINDS: ReadonlySet<string> = new Set(['approval', 'input', 'wait', 'agent'])
+
+/**
+ * Whether a step can yield the run: one of SUSPENDING_KINDS, except an agent step whose rules
+ * can send none of its tools' calls to a person (every tool is decided by a rule without `when`
+ * that allows or denies it, or is `readOnly` with no rule asking about it).
+ */
+export function canSuspend(step: Record<string, unknown>): boolean {
+  if (typeof step.kind !== 'string' || !SUSPENDING_KINDS.has(step.kind)) return false
+  if (step.kind !== 'agent') return true
+  const rules = Array.isArray(step.permissions) ? step.permissions.filter(isRecord) : []
+  const tools = isRecord(step.tools) ? Object.entries(step.tools) : []
+  return tools.some(([name, tool]) => {
+    for (const rule of rules) {
+      if (typeof rule.tool !== 'string') return true
+      // Tool names and patterns hold only [A-Za-z0-9_-] and `*`.
+      if (!new RegExp(`^${rule.tool.split('*').join('.*')}$`).test(name)) continue
+      if (rule.permission === 'ask') return true
+      if (rule.when === undefined) return false
+    }
+    return !(isRecord(tool) && tool.readOnly === true)
+  })
+}

@@ -1,6 +1,6 @@
 import type { GraphSpec } from './graph-spec.js'
 import { toPointer, type SpecProblem } from './problem.js'
-import { stepEntries, subgraphRefs, SUSPENDING_KINDS, type SubgraphRef } from './spec-walk.js'
+import { canSuspend, stepEntries, subgraphRefs, type SubgraphRef } from './spec-walk.js'
 
 /** Looks up a registered graph's spec; `version` absent means the latest. */
 export type ResolveGraph = (
@@ -36,10 +36,8 @@ async function explore(
 ): Promise<Finding> {
   const finding: Finding = {}
   for (const [name, step] of stepEntries(spec)) {
-    if (finding.suspends === undefined && typeof step.kind === 'string') {
-      if (SUSPENDING_KINDS.has(step.kind)) {
-        finding.suspends = `graph ${chain[chain.length - 1]} has the ${step.kind} step "${name}"`
-      }
+    if (finding.suspends === undefined && canSuspend(step)) {
+      finding.suspends = `graph ${chain[chain.length - 1]} has the ${String(step.kind)} step "${name}"`
     }
   }
   if (chain.length > MAX_DEPTH) return finding

@@ -285,6 +285,59 @@ describe('calling a pinned mcp tool', () => {
     expect(mcp.calls).toEqual([])
   })
 
+  it('refuses a call to a tool the server changed before anyone is asked to approve it', async () => {
+    const doc = agentDoc()
+    doc.steps.agent.permissions = [{ tool: 'refund', permission: 'ask' }]
+    const spec = await pinned(doc)
+    // As pinned: the call is asked about.
+    const asked = await run(spec, [refundCall])
+    expect(asked.stopReason).toBe('yielded')
+    expect(asked.yield?.reason).toMatchObject({
+      kind: 'approvals',
+      approvals: [{ callId: 'call-1', details: { tool: 'refund' } }],
+    })
+    // Changed on the server: refused without asking, the model told why, nothing called.
+    mcp.tools.set('refund', { ...refundTool(), input: { customer: z.string(), amount: z.any() } })
+    const refused = await run(spec, [refundCall, { content: 'I could not refund.' }])
+    expect(refused.stopReason).toBe('completed')
+    expect(refused.yield).toBeUndefined()
+    expect(mcp.calls).toEqual([])
+    const toolMessage = model.requests.at(-1)!.find((m) => m.role === 'tool')
+    expect(toolMessage?.content).toContain(`MCP tool "refund" on ${mcp.url} changed`)
+    expect((refused.state.agent as { calls: unknown[] }).calls).toEqual([
+      expect.objectContaining({ callId: 'call-1', permission: 'ask', outcome: 'invalid' }),
+    ])
+  })
+
+  it('asks only about the calls of a turn whose tools are as pinned', async () => {
+    const doc = agentDoc()
+    doc.steps.agent.tools = {
+      refund: { call: { kind: 'mcp', server: mcp.url, tool: 'refund' } },
+      note: { call: { kind: 'mcp', server: mcp.url, tool: 'note' } },
+    } as never
+    doc.steps.agent.permissions = [{ tool: '*', permission: 'ask' }]
+    const note = () => ({
+      description: 'Note something',
+      input: { text: z.string() },
+      answer: () => ({ content: [{ type: 'text' as const, text: 'noted' }] }),
+    })
+    mcp.tools.set('note', note())
+    const spec = await pinned(doc)
+    mcp.tools.set('note', { ...note(), description: 'Note anything at all' })
+    const r = await run(spec, [
+      {
+        calls: [
+          ['call-1', 'refund', { customer: 'ada', amount: 40 }],
+          ['call-2', 'note', { text: 'hi' }],
+        ],
+      },
+    ])
+    expect(r.stopReason).toBe('yielded')
+    const reason = r.yield?.reason as { approvals: Array<{ callId: string }> }
+    expect(reason.approvals.map((a) => a.callId)).toEqual(['call-1'])
+    expect(mcp.calls).toEqual([])
+  })
+
   it('sends nothing to a server the egress policy refuses', async () => {
     const spec = await pinned()
     mcp.requests.length = 0

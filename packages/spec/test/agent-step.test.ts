@@ -314,8 +314,8 @@ describe('agent step: permissions', () => {
     const r = await g.run()
     expect(r.stopReason).toBe('yielded')
     expect(refundAmounts()).toEqual([50])
-    expect(g.host.reasons).toHaveLength(1)
-    expect(g.host.reasons[0]).toMatchObject({ title: 'Refund 500?', details: { callId: 'c_mid' } })
+    expect(g.host.asks).toHaveLength(1)
+    expect(g.host.asks[0]).toMatchObject({ title: 'Refund 500?', details: { callId: 'c_mid' } })
     g.host.settle(r.runId, 'agent', decision('approved'))
     const done = await g.resume(r.runId)
     expect(done.stopReason).toBe('completed')
@@ -397,25 +397,31 @@ describe('agent step: asking a person', () => {
     const g = await setup({ permissions: [askRule] }, refundTurn)
     const r = await g.run()
     expect(r.stopReason).toBe('yielded')
+    const where = { runId: r.runId, step: 'agent', seq: 2 }
     expect(g.host.reasons).toEqual([
       {
-        kind: 'approval',
-        runId: r.runId,
-        step: 'agent',
-        seq: 2,
-        ...material,
-        materialHash,
-        approvers: { scopes: ['refunds'] },
-        required: 2,
-        separationOfDuties: true,
-        timeoutMs: 3_600_000,
-        onTimeout: 'expire',
-        saveAs: 'agent/calls/call_1',
-        inputSchema: {
-          type: 'object',
-          properties: { arguments: refundParameters },
-          additionalProperties: false,
-        },
+        kind: 'approvals',
+        ...where,
+        approvals: [
+          {
+            kind: 'approval',
+            ...where,
+            ...material,
+            materialHash,
+            approvers: { scopes: ['refunds'] },
+            required: 2,
+            separationOfDuties: true,
+            timeoutMs: 3_600_000,
+            onTimeout: 'expire',
+            saveAs: 'agent/calls/call_1',
+            inputSchema: {
+              type: 'object',
+              properties: { arguments: refundParameters },
+              additionalProperties: false,
+            },
+            callId: 'call_1',
+          },
+        ],
       },
     ])
     expect(refunds()).toEqual([])
@@ -423,6 +429,7 @@ describe('agent step: asking a person', () => {
     expect(conversation(r).pending).toEqual([
       { callId: 'call_1', tool: 'refund', arguments: '{"amount":500}' },
     ])
+    expect(conversation(r).asking).toEqual({ seq: 2, callIds: ['call_1'] })
   })
 
   it('runs an approved call exactly once, keyed by run, step and call id', async () => {
@@ -573,7 +580,7 @@ describe('agent step: asking a person', () => {
     const rule = (allow: string[]) => ({ ...askRule, approval: { ...askRule.approval, allow } })
     const g = await setup({ permissions: [rule(['accept', 'ignore'])] }, refundTurn)
     const r = await g.run()
-    const [reason] = g.host.reasons as any[]
+    const [reason] = g.host.asks as any[]
     expect(reason.details.allow).toEqual(['accept', 'ignore'])
     expect(reason.materialHash).toBe(approvalMaterialHash(reason.title, reason.details))
     // No edit: the approval takes no input, so a changed call is refused when it is decided.
@@ -685,40 +692,65 @@ describe('agent step: asking a person', () => {
     const again = await g.resume(r.runId, { agent: forged })
     expect(again.stopReason).toBe('yielded')
     expect(refunds()).toEqual([])
-    expect(g.host.reasons.map((x) => [x.seq, (x as any).materialHash])).toEqual([
+    // Each time the same approval, opened where the call was first asked about.
+    expect(g.host.asks.map((x) => [x.seq, x.materialHash])).toEqual([
       [2, materialHash],
-      [3, materialHash],
-      [4, materialHash],
+      [2, materialHash],
+      [2, materialHash],
     ])
     g.host.settle(r.runId, 'agent', decision('approved'))
     expect((await g.resume(r.runId)).stopReason).toBe('completed')
     expect(refunds()).toHaveLength(1)
   })
 
-  it('asks about each call of a turn in turn and goes on once all are settled', async () => {
-    const g = await setup({ permissions: [{ tool: 'refund', permission: 'ask' }] }, [
-      {
-        calls: [
-          ['call_a', 'refund', { amount: 1 }],
-          ['call_b', 'refund', { amount: 2 }],
-        ],
-      },
-      { content: 'One refunded, one refused.' },
-    ])
+  const twoRefunds: Reply[] = [
+    {
+      calls: [
+        ['call_a', 'refund', { amount: 1 }],
+        ['call_b', 'refund', { amount: 2 }],
+      ],
+    },
+    { content: 'One refunded, one refused.' },
+  ]
+  const askEach = { permissions: [{ tool: 'refund', permission: 'ask' }] }
+
+  it('asks about every call of a turn at once, one approval each, and runs nothing meanwhile', async () => {
+    const g = await setup(askEach, twoRefunds)
     const r = await g.run()
-    g.host.settle(r.runId, 'agent', decision('approved'))
-    const second = await g.resume(r.runId)
-    expect(second.stopReason).toBe('yielded')
-    expect(refundAmounts()).toEqual([1])
+    expect(r.stopReason).toBe('yielded')
+    expect(g.host.reasons).toHaveLength(1)
+    expect(g.host.reasons[0]).toMatchObject({ kind: 'approvals', step: 'agent', seq: 2 })
+    const [a, b] = g.host.asks
+    expect([a?.callId, b?.callId]).toEqual(['call_a', 'call_b'])
+    expect([a?.seq, b?.seq]).toEqual([2, 2])
+    expect(a?.details).toMatchObject({ callId: 'call_a', arguments: { amount: 1 } })
+    expect(b?.details).toMatchObject({ callId: 'call_b', arguments: { amount: 2 } })
+    // Each approval is bound to its own call.
+    expect(a?.materialHash).not.toBe(b?.materialHash)
+    expect(a?.saveAs).toBe('agent/calls/call_a')
+    expect(b?.saveAs).toBe('agent/calls/call_b')
+    // Resumed with one call settled, it runs nothing and asks about the same two approvals.
+    g.host.settle(r.runId, 'agent', decision('rejected'), 'call_b')
+    const early = await g.resume(r.runId)
+    expect(early.stopReason).toBe('yielded')
+    expect(refunds()).toEqual([])
+    expect(g.host.asks.slice(2).map((x) => [x.seq, x.callId, x.materialHash])).toEqual([
+      [2, 'call_a', a?.materialHash],
+      [2, 'call_b', b?.materialHash],
+    ])
     expect(chats()).toHaveLength(1)
-    g.host.settle(r.runId, 'agent', decision('rejected'))
+  })
+
+  it('runs each call by its own decision once all are settled, then asks the model once with every result', async () => {
+    const g = await setup(askEach, twoRefunds)
+    const r = await g.run()
+    // Decided in the opposite order of the calls, in opposite ways.
+    g.host.settle(r.runId, 'agent', decision('rejected'), 'call_b')
+    g.host.settle(r.runId, 'agent', decision('approved'), 'call_a')
     const done = await g.resume(r.runId)
     expect(done.stopReason).toBe('completed')
     expect(refundAmounts()).toEqual([1])
-    expect(g.host.reasons.map((x: any) => x.details.callId)).toEqual(['call_a', 'call_b'])
-    expect(g.host.reasons[0]!.kind === 'approval' && g.host.reasons[0]!.materialHash).not.toBe(
-      g.host.reasons[1]!.kind === 'approval' && g.host.reasons[1]!.materialHash,
-    )
+    expect(g.host.reasons).toHaveLength(1)
     // The model is asked again only once both calls are settled, and sees both results.
     const sent = chats()
     expect(sent).toHaveLength(2)
@@ -726,7 +758,44 @@ describe('agent step: asking a person', () => {
       ['call_a', JSON.stringify({ status: 201, body: { refunded: 1 } })],
       ['call_b', 'A person refused this call; it was not run.'],
     ])
-    expect(conversation(done).result).toBe('One refunded, one refused.')
+    const c = conversation(done)
+    expect(c.calls.map((x: any) => [x.callId, x.outcome])).toEqual([
+      ['call_a', 'ran'],
+      ['call_b', 'rejected'],
+    ])
+    expect(c.asking).toBeUndefined()
+    expect(c.result).toBe('One refunded, one refused.')
+  })
+
+  it('asks only about the calls the rules send to a person, and runs the others in order', async () => {
+    const g = await setup(
+      {
+        permissions: [
+          { tool: 'refund', when: 'amount <= 100', permission: 'allow' },
+          { tool: 'refund', when: 'amount > 10000', permission: 'deny' },
+          { tool: 'refund', permission: 'ask' },
+        ],
+      },
+      [
+        {
+          calls: [
+            ['c1', 'refund', { amount: 500 }],
+            ['c2', 'refund', { amount: 50 }],
+            ['c3', 'refund', { amount: 20000 }],
+            ['c4', 'refund', { amount: 700 }],
+          ],
+        },
+        { content: 'Done.' },
+      ],
+    )
+    const r = await g.run()
+    expect(g.host.asks.map((x) => x.callId)).toEqual(['c1', 'c4'])
+    expect(refunds()).toEqual([])
+    g.host.settle(r.runId, 'agent', decision('approved'), 'c4')
+    g.host.settle(r.runId, 'agent', decision('approved'), 'c1')
+    const done = await g.resume(r.runId)
+    expect(done.stopReason).toBe('completed')
+    expect(refundAmounts()).toEqual([500, 50, 700])
   })
 })
 

@@ -151,3 +151,146 @@ describe('an agent subgraph tool', () => {
     ])
   })
 })
+
+describe('the budgets of an agent whose subgraph tool runs agents', () => {
+  // The parent plans and asks `research` once; the child's agent answers in one reply. Replies
+  // are chosen by the conversation's prompt; the child's model calls are the expensive ones.
+  let model: LocalServer
+  beforeAll(async () => {
+    model = await startLocalServer((req, res) => {
+      const body = JSON.parse(req.body) as { messages: Array<{ role: string; content: string }> }
+      const child = body.messages.some((m) => m.role === 'user' && m.content.startsWith('Study'))
+      const turn = body.messages.filter((m) => m.role === 'assistant').length
+      const message = child
+        ? { content: 'Found it.' }
+        : turn === 0
+          ? { content: null, tool_calls: [toolCall('r1', 'research', { topic: 'tides' })] }
+          : { content: 'Done.' }
+      sendJson(res, 200, {
+        choices: [{ index: 0, message: { role: 'assistant', ...message } }],
+        usage: child
+          ? { prompt_tokens: 100, completion_tokens: 50 }
+          : { prompt_tokens: 10, completion_tokens: 5 },
+      })
+    })
+  })
+  afterAll(() => model.close())
+  let before = 0
+  beforeEach(() => {
+    before = model.received.length
+  })
+  const requests = () =>
+    model.received.slice(before).map(
+      (r) =>
+        JSON.parse(r.body) as {
+          max_tokens?: number
+          messages: Array<{ role: string; content: string }>
+        },
+    )
+  const isChild = (r: { messages: Array<{ role: string; content: string }> }) =>
+    r.messages.some((m) => m.role === 'user' && m.content.startsWith('Study'))
+
+  const research = GraphSpec.parse({
+    entry: 'study',
+    steps: { study: { kind: 'agent', model: 'm', prompt: 'Study {{ topic }}', tools: {} } },
+  })
+  function planner(limits?: { tokens: number }) {
+    return GraphSpec.parse({
+      entry: 'plan',
+      steps: {
+        plan: {
+          kind: 'agent',
+          model: 'm',
+          prompt: 'Plan',
+          tools: {
+            research: {
+              description: 'Research a topic',
+              parameters: { type: 'object', properties: { topic: { type: 'string' } } },
+              readOnly: true,
+              call: { kind: 'subgraph', graph: 'research' },
+            },
+          },
+          ...(limits ? { limits } : {}),
+        },
+      },
+    })
+  }
+  async function compilePlanner(spec: GraphSpec) {
+    const deps = {
+      llm: { baseUrl: `${model.origin}/v1`, backoffMs: 1 },
+      loadSubgraph: async (name: string) => (await compileGraph(name, research, deps)).graph,
+    }
+    return (await compileGraph('planner', spec, deps)).graph
+  }
+  type Conversation = {
+    usage: { inputTokens: number; outputTokens: number }
+    calls: Array<{ usage?: unknown }>
+    stopped?: string
+  }
+
+  it("counts what the child's agents spent in the calling agent's usage", async () => {
+    const graph = await compilePlanner(planner())
+    const r = await graph.run({}, { store: new MemStore() })
+    expect(r.stopReason).toBe('completed')
+    const c = r.state.plan as Conversation
+    // Two replies of the planner (10 + 5 each) and one of the child (100 + 50).
+    expect(c.usage).toMatchObject({ inputTokens: 120, outputTokens: 60 })
+    expect(c.calls[0]!.usage).toEqual({ inputTokens: 100, outputTokens: 50 })
+    expect(requests().filter(isChild)).toHaveLength(1)
+  })
+
+  it('gives the child what is left of the budget and stops before a call past it', async () => {
+    const graph = await compilePlanner(planner({ tokens: 100 }))
+    const store = new MemStore()
+    const r = await graph.run({}, { store })
+    expect(r.stopReason).toBe('completed')
+    const sent = requests()
+    // The child's reply is capped to what the planner had left after its first reply (100 - 15).
+    expect(sent.filter(isChild).map((q) => q.max_tokens)).toEqual([85])
+    // What the child spent passed the budget: the planner stops instead of asking its model again.
+    expect(sent.filter((q) => !isChild(q))).toHaveLength(1)
+    const c = r.state.plan as Conversation
+    expect(c.stopped).toBe('tokens')
+    expect(c.usage).toMatchObject({ inputTokens: 110, outputTokens: 55 })
+  })
+
+  it('lets a subgraph tool run an agent that never asks a person, and no other', async () => {
+    const valid = await validateSpec(planner(), { resolveGraph: () => research })
+    expect(valid.ok ? [] : valid.problems).toEqual([])
+    const asking = GraphSpec.parse({
+      entry: 'study',
+      steps: {
+        study: {
+          kind: 'agent',
+          model: 'm',
+          prompt: 'Study {{ topic }}',
+          tools: {
+            note: {
+              description: 'Write a note',
+              parameters: { type: 'object' },
+              call: { kind: 'handler', handler: 'notes.write' },
+            },
+          },
+        },
+      },
+    })
+    const refused = await validateSpec(planner(), { resolveGraph: () => asking })
+    expect(refused.ok ? [] : refused.problems).toEqual([
+      {
+        path: '/steps/plan/tools/research/call/graph',
+        message: expect.stringContaining('has the agent step "study"'),
+      },
+    ])
+    const allowing = GraphSpec.parse({
+      ...asking,
+      steps: {
+        study: {
+          ...asking.steps.study,
+          permissions: [{ tool: 'note', permission: 'allow' }],
+        },
+      },
+    })
+    const allowed = await validateSpec(planner(), { resolveGraph: () => allowing })
+    expect(allowed.ok ? [] : allowed.problems).toEqual([])
+  })
+})

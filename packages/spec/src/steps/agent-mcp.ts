@@ -236,6 +236,59 @@ export async function listMcpServerTools(
   }
 }
 
+/** The tool as `server` lists it now, checked against its pin; throws McpToolChangedError. */
+async function checkPin(
+  exchange: Exchange,
+  call: PinnedMcpCall,
+  step: string,
+): Promise<McpToolListing> {
+  const listed = (await listTools(exchange)).find((t) => t.name === call.tool)
+  if (listed === undefined) {
+    throw new McpToolChangedError(step, call.server, call.tool, 'is no longer listed')
+  }
+  const digest = mcpToolDigest(listed)
+  if (digest !== call.digest) {
+    throw new McpToolChangedError(
+      step,
+      call.server,
+      call.tool,
+      `changed since the graph version pinned it (digest ${digest}, pinned ${call.digest})`,
+    )
+  }
+  return listed
+}
+
+/**
+ * Whether an MCP tool's server still lists the tool as pinned, asked before a person is asked
+ * to approve a call to it: the McpToolChangedError saying how it changed, or null when it is as
+ * pinned. Nothing is called. A server that cannot be reached fails the step (McpToolError), as a
+ * call would, so a resume checks again.
+ */
+export function mcpPinCheck(
+  call: PinnedMcpCall,
+  cx: StepCompileContext,
+): (ctx: StepContext) => Promise<McpToolChangedError | null> {
+  const injectedFetch = cx.deps.http?.fetch
+  const timeout = cx.deps.mcp?.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS
+  return async (ctx) => {
+    const { target, decision } = await allowedTarget(call.server, ctx.step, cx.egress)
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeout)])
+    const fetch = injectedFetch ?? decision.fetch
+    try {
+      await withMcpClient(target, fetch, { signal, timeout }, (e) => checkPin(e, call, ctx.step))
+      return null
+    } catch (err) {
+      if (err instanceof McpToolChangedError) return err
+      if (err instanceof SpecError) throw err
+      throw new McpToolError(
+        ctx.step,
+        `MCP tool "${call.tool}" on ${call.server} could not be checked: ${messageOf(err)}`,
+        { cause: err },
+      )
+    }
+  }
+}
+
 /**
  * An MCP tool: the server's URL passes the egress policy as an http step's does, and every
  * request goes to the addresses it checked. Each call connects, lists the server's tools and
@@ -258,19 +311,7 @@ export function mcpRunner(
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeout)])
     try {
       return await withMcpClient(target, fetch, { signal, timeout }, async (exchange) => {
-        const listed = (await listTools(exchange)).find((t) => t.name === call.tool)
-        if (listed === undefined) {
-          throw new McpToolChangedError(ctx.step, call.server, call.tool, 'is no longer listed')
-        }
-        const digest = mcpToolDigest(listed)
-        if (digest !== call.digest) {
-          throw new McpToolChangedError(
-            ctx.step,
-            call.server,
-            call.tool,
-            `changed since the graph version pinned it (digest ${digest}, pinned ${call.digest})`,
-          )
-        }
+        await checkPin(exchange, call, ctx.step)
         const result = await exchange.client.callTool(
           { name: call.tool, arguments: args },
           undefined,

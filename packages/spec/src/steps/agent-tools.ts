@@ -1,9 +1,10 @@
 import type { Json, State, StepContext } from '@weave/kernel'
-import { HandlerNotFoundError, HttpStepError } from '../errors.js'
+import { HandlerNotFoundError, HttpStepError, type McpToolChangedError } from '../errors.js'
 import { RequestFailedError, sendWithRetry } from '../http/request.js'
 import type { AgentStepSpec } from '../step-schema.js'
+import type { BudgetLeft, SpentUsage } from './agent-budget.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
-import { mcpRunner, type PinnedMcpCall } from './agent-mcp.js'
+import { mcpPinCheck, mcpRunner, type PinnedMcpCall } from './agent-mcp.js'
 import { subgraphRunner } from './agent-subgraph.js'
 import { allowedTarget, parseResponseBody } from './http-target.js'
 import type { StepCompileContext } from './step-compiler.js'
@@ -45,6 +46,10 @@ export interface ToolInvocation {
   args: State
   /** The run's state, which an http tool's URL template renders against. */
   state: Readonly<State>
+  /** What is left of the calling agent's budgets: a subgraph tool's agents may not pass it. */
+  budget?: BudgetLeft
+  /** Told what a subgraph tool's child run spent on its models, to count against the budgets. */
+  spend?: (usage: SpentUsage) => void
 }
 
 /** Runs a tool and gives what the model is told: JSON text. */
@@ -115,6 +120,21 @@ function httpRunner(method: string, url: CompiledTemplate, cx: StepCompileContex
       body: parseResponseBody(res.text, res.headers['content-type']),
     })
   }
+}
+
+/**
+ * Checks, before a person is asked about a call, that the tool is still what the graph version
+ * pinned: an mcp tool's server is asked (the error saying how the tool changed, or null); other
+ * tools are fixed by the graph itself and have no check.
+ */
+export type ToolPinCheck = (ctx: StepContext) => Promise<McpToolChangedError | null>
+
+/** The pin check of one tool, or undefined for a tool the graph fixes by itself. */
+export function compileToolPinCheck(
+  tool: CompiledToolSpec,
+  cx: StepCompileContext,
+): ToolPinCheck | undefined {
+  return tool.call.kind === 'mcp' ? mcpPinCheck(tool.call, cx) : undefined
 }
 
 /** The runner of one tool, its templates parsed once. */

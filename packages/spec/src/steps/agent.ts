@@ -10,12 +10,15 @@ import { compileRouter } from '../routing.js'
 import { AGENT_APPROVAL_ACTIONS, type AgentStepSpec } from '../step-schema.js'
 import { compileTemplate, type CompiledTemplate } from '../template.js'
 import type { AgentEvent } from '../agent-events.js'
-import type { ApprovalReason } from '../yield-reasons.js'
+import type { ApprovalReason, ApprovalsReason } from '../yield-reasons.js'
+import { inheritedBudget, tighter, type BudgetLeft, type SpentUsage } from './agent-budget.js'
 import { compilePermissions, type Permission, type PermissionVerdict } from './agent-permissions.js'
 import {
+  compileToolPinCheck,
   compileToolRunner,
   pinnedToolSpec,
   type CompiledToolSpec,
+  type ToolPinCheck,
   type ToolRunner,
 } from './agent-tools.js'
 import { requestChatCompletion } from './chat-completions.js'
@@ -48,6 +51,8 @@ interface SettledCall {
   editedArguments?: State
   /** sha256 of the canonical JSON of the arguments the call ran with (set when it ran). */
   argumentsDigest?: string
+  /** What a subgraph tool's child run spent on its models (counted in the conversation's usage). */
+  usage?: SpentUsage
 }
 
 type StopReason = 'max-turns' | 'tokens' | 'usd' | 'max-tool-calls'
@@ -65,6 +70,15 @@ interface Usage {
   lastCallTokens?: number
 }
 
+/**
+ * The calls of the current turn a person was asked about together: one approval each, opened
+ * at the step's `seq` when it first yielded for them, and looked up by that seq and call id.
+ */
+interface Asking {
+  seq: number
+  callIds: string[]
+}
+
 /** What an agent step keeps in the state under `saveAs`: the whole conversation. */
 interface Conversation {
   messages: Json[]
@@ -76,11 +90,14 @@ interface Conversation {
   done: boolean
   result?: string
   stopped?: StopReason
+  asking?: Asking
 }
 
 interface CompiledTool {
   spec: CompiledToolSpec
   run: ToolRunner
+  /** Asked before a person is asked about a call (an mcp tool's pin). */
+  pinCheck?: ToolPinCheck | undefined
 }
 
 const isCount = (v: Json | undefined): v is number =>
@@ -109,10 +126,21 @@ function readConversation(value: Json | undefined): Conversation | undefined {
   if (usage.lastCallTokens !== undefined && !isCount(usage.lastCallTokens)) return undefined
   if (!Array.isArray(pending) || !pending.every(isPendingCall)) return undefined
   if (typeof done !== 'boolean') return undefined
+  const { asking: _asking, ...rest } = value as unknown as Conversation
+  const asking = readAsking(value.asking)
   return {
-    ...(value as unknown as Conversation),
+    ...rest,
     calls: Array.isArray(calls) ? (calls as unknown as SettledCall[]) : [],
+    ...(asking === undefined ? {} : { asking }),
   }
+}
+
+function readAsking(value: Json | undefined): Asking | undefined {
+  if (!isJsonObject(value)) return undefined
+  const { seq, callIds } = value
+  if (!isCount(seq) || seq < 1 || !Array.isArray(callIds)) return undefined
+  if (!callIds.every((id) => typeof id === 'string')) return undefined
+  return { seq, callIds }
 }
 
 function countOf(usage: Json, key: string): number {
@@ -276,7 +304,11 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       problems.push({ path: `${at}${e.path}`, message: `not a valid JSON Schema: ${e.message}` })
     }
     const path = toPointer(['steps', name, 'tools', tool, 'call'])
-    tools.set(tool, { spec, run: compileToolRunner(tool, spec, cx, path) })
+    tools.set(tool, {
+      spec,
+      run: compileToolRunner(tool, spec, cx, path),
+      pinCheck: compileToolPinCheck(spec, cx),
+    })
   }
   if (problems.length > 0) throw new SpecCompileError(problems)
   const toolDefinitions = [...tools].map(([tool, { spec }]) => ({
@@ -299,12 +331,63 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
   }
 
   /**
+   * The step's budgets, tightened to what the calling agent has left when the step runs in a
+   * subgraph tool's child run.
+   */
+  function budgets(): { tokens: number | undefined; usd: number | undefined } {
+    const left = inheritedBudget()
+    return { tokens: tighter(tokenLimit, left?.tokens), usd: tighter(usdLimit, left?.usd) }
+  }
+
+  /** What is left of the budgets after `usage`: the limits of a subgraph tool's agents. */
+  function budgetLeft(usage: Usage): BudgetLeft {
+    const { tokens, usd } = budgets()
+    return {
+      ...(tokens === undefined
+        ? {}
+        : { tokens: Math.max(0, tokens - usage.inputTokens - usage.outputTokens) }),
+      ...(usd === undefined ? {} : { usd: Math.max(0, usd - (usage.usd ?? 0)) }),
+    }
+  }
+
+  /** The usage with what a tool's child run spent added. */
+  function withSpent(usage: Usage, spent: SpentUsage | undefined): Usage {
+    if (spent === undefined) return usage
+    const usd =
+      usage.usd === undefined && spent.usd === undefined
+        ? undefined
+        : (usage.usd ?? 0) + (spent.usd ?? 0)
+    return {
+      ...usage,
+      inputTokens: usage.inputTokens + spent.inputTokens,
+      outputTokens: usage.outputTokens + spent.outputTokens,
+      ...(usd === undefined ? {} : { usd }),
+    }
+  }
+
+  /** Runs a tool call within the budgets left, with what its child run spent, if any. */
+  async function runTool(
+    tool: CompiledTool,
+    call: { callId: string; args: State; state: Readonly<State> },
+    c: Conversation,
+    ctx: StepContext,
+  ): Promise<{ content: string; spent?: SpentUsage }> {
+    let spent: SpentUsage | undefined
+    const content = await tool.run(
+      { ...call, budget: budgetLeft(c.usage), spend: (u) => (spent = u) },
+      ctx,
+    )
+    return spent === undefined ? { content } : { content, spent }
+  }
+
+  /**
    * Whether the next model call fits the budgets, and the most tokens its reply may have. The
    * request carries at least the previous call's tokens again (the conversation only grows), so
    * a call whose input alone would pass a budget is never made, and the reply is capped
    * (`max_tokens`) to what is left after that input.
    */
   function nextCallBudget(usage: Usage): { stop: StopReason } | { maxTokens?: number } {
+    const { tokens: tokenLimit, usd: usdLimit } = budgets()
     const input = usage.lastCallTokens ?? 0
     let maxTokens = Infinity
     if (tokenLimit !== undefined) {
@@ -323,6 +406,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
 
   /** A budget the conversation has already used up, if any. */
   function budgetUsed(usage: Usage): StopReason | undefined {
+    const { tokens: tokenLimit, usd: usdLimit } = budgets()
     if (tokenLimit !== undefined && usage.inputTokens + usage.outputTokens >= tokenLimit) {
       return 'tokens'
     }
@@ -369,8 +453,9 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
             })),
           }),
     }
+    const { asking: _asked, ...previous } = c
     const next: Conversation = {
-      ...c,
+      ...previous,
       messages: [...c.messages, assistant],
       usage: addUsage(
         c.usage,
@@ -383,21 +468,38 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     return calls.length === 0 ? { ...next, done: true, result: content ?? '' } : next
   }
 
-  function approvalReason(
-    ctx: StepContext,
+  /** What a person is asked about a call the rules send to them, and what they may do. */
+  async function askFor(
+    c: Conversation,
     call: PendingCall,
+    tool: CompiledTool,
+    args: State,
     verdict: PermissionVerdict,
-    title: string,
-    details: Json,
-    parameters: Json,
-    editable: boolean,
-  ): ApprovalReason {
+    ctx: StepContext,
+    seq: number,
+  ) {
+    const titleTemplate = verdict.rule === undefined ? undefined : titles.get(verdict.rule)
+    const title =
+      titleTemplate === undefined
+        ? `Allow ${call.tool}?`
+        : await titleTemplate.render(args, ctx.step)
+    const allowed = verdict.rule?.approval?.allow
+    const may = (action: (typeof AGENT_APPROVAL_ACTIONS)[number]) =>
+      allowed === undefined || allowed.includes(action)
+    const details: Json = {
+      tool: call.tool,
+      arguments: args,
+      callId: call.callId,
+      assistantMessage: assistantTextOf(c.messages, call.callId),
+      // What the approver may do is part of what they are shown, and of the material.
+      ...(allowed === undefined ? {} : { allow: [...allowed] }),
+    }
     const approval = verdict.rule?.approval
-    return {
+    const reason: ApprovalReason & { callId: string } = {
       kind: 'approval',
       runId: ctx.runId,
       step: ctx.step,
-      seq: ctx.seq,
+      seq,
       title,
       details,
       materialHash: approvalMaterialHash(title, details),
@@ -412,10 +514,52 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       // schema before the decision is recorded; where the rule allows no edit, no input at all.
       inputSchema: {
         type: 'object',
-        properties: editable ? { arguments: parameters } : {},
+        properties: may('edit') ? { arguments: tool.spec.parameters } : {},
         additionalProperties: false,
       },
+      callId: call.callId,
     }
+    return { reason, may }
+  }
+
+  /**
+   * Yields one approval for each pending call of the turn the rules send to a person (the first
+   * pending call among them), all open at once: each is decided on its own, and the run resumes
+   * once every one is settled. Calls beyond the step's call limit are not asked about.
+   */
+  async function askAll(c: Conversation, ctx: StepContext) {
+    const first = c.pending[0]!
+    const seq = c.asking?.callIds.includes(first.callId) ? c.asking.seq : ctx.seq
+    const approvals: Array<ApprovalReason & { callId: string }> = []
+    let runs = c.toolCalls
+    for (const call of c.pending) {
+      const tool = tools.get(call.tool)
+      if (!tool) continue
+      const checked = checkArguments(call.arguments, tool.spec.parameters)
+      if (checked.problems !== undefined) continue
+      const verdict = await permissions.decide(
+        call.tool,
+        tool.spec.readOnly === true,
+        checked.args,
+        ctx.step,
+      )
+      if (verdict.permission === 'deny') continue
+      if (runs >= maxToolCalls) break
+      runs += 1
+      if (verdict.permission === 'allow') continue
+      // A call to a tool its server changed is refused when its turn comes, never asked about.
+      if (call !== first && tool.pinCheck && (await tool.pinCheck(ctx)) !== null) continue
+      approvals.push((await askFor(c, call, tool, checked.args, verdict, ctx, seq)).reason)
+    }
+    const reason: ApprovalsReason = {
+      kind: 'approvals',
+      runId: ctx.runId,
+      step: ctx.step,
+      seq,
+      approvals,
+    }
+    const asking = { seq, callIds: approvals.map((a) => a.callId) }
+    return { __yield: true, __yield_reason: reason, ...save({ ...c, asking }) }
   }
 
   async function settleNext(c: Conversation, state: Readonly<State>, ctx: StepContext) {
@@ -427,7 +571,13 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
         pending: rest,
         calls: [...c.calls, { callId: call.callId, tool: call.tool, ...settled }],
         toolCalls: c.toolCalls + (settled.outcome === 'ran' ? 1 : 0),
+        usage: withSpent(c.usage, settled.usage),
       })
+    /** Settles the call with the result of running it, and what its child run spent. */
+    const ran = (
+      result: { content: string; spent?: SpentUsage },
+      settled: Omit<SettledCall, 'callId' | 'tool'>,
+    ) => settle(result.content, { ...settled, ...(result.spent ? { usage: result.spent } : {}) })
     const tool = tools.get(call.tool)
     if (!tool) {
       return settle(`There is no tool "${call.tool}"; the call was not run.`, {
@@ -451,45 +601,26 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
       })
     }
     if (c.toolCalls >= maxToolCalls) return stop(c, 'max-tool-calls')
-    const run = () => tool.run({ callId: call.callId, args, state }, ctx)
+    const run = () => runTool(tool, { callId: call.callId, args, state }, c, ctx)
     if (verdict.permission === 'allow') {
-      return settle(await run(), {
+      return ran(await run(), {
         permission: 'allow',
         outcome: 'ran',
         argumentsDigest: canonicalDigest(args),
       })
     }
-    const titleTemplate = verdict.rule === undefined ? undefined : titles.get(verdict.rule)
-    const title =
-      titleTemplate === undefined
-        ? `Allow ${call.tool}?`
-        : await titleTemplate.render(args, ctx.step)
-    const allowed = verdict.rule?.approval?.allow
-    const may = (action: (typeof AGENT_APPROVAL_ACTIONS)[number]) =>
-      allowed === undefined || allowed.includes(action)
-    const details: Json = {
-      tool: call.tool,
-      arguments: args,
-      callId: call.callId,
-      assistantMessage: assistantTextOf(c.messages, call.callId),
-      // What the approver may do is part of what they are shown, and of the material.
-      ...(allowed === undefined ? {} : { allow: [...allowed] }),
-    }
-    const reason = approvalReason(
-      ctx,
-      call,
-      verdict,
-      title,
-      details,
-      tool.spec.parameters,
-      may('edit'),
-    )
-    if (ctx.resumeInput !== undefined && cx.deps.approvals) {
+    // A call asked about with its turn's others is looked up by its own approval; a call asked
+    // about on its own (a conversation saved before calls were asked about together) by the
+    // approval the resume named.
+    const asked = c.asking?.callIds.includes(call.callId) ? c.asking : undefined
+    const { reason, may } = await askFor(c, call, tool, args, verdict, ctx, asked?.seq ?? ctx.seq)
+    if ((ctx.resumeInput !== undefined || asked !== undefined) && cx.deps.approvals) {
       const record = await cx.deps.approvals.decision({
         runId: ctx.runId,
         step: ctx.step,
-        seq: ctx.seq,
+        seq: reason.seq,
         materialHash: reason.materialHash,
+        ...(asked === undefined ? {} : { callId: call.callId }),
       })
       if (isJsonObject(record)) {
         if (record.status === 'approved') {
@@ -512,7 +643,7 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
                 },
               )
             }
-            return settle(await run(), {
+            return ran(await run(), {
               permission: 'ask',
               outcome: 'ran',
               decision: record,
@@ -539,8 +670,13 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
               decision: record,
             })
           }
-          const result = await tool.run({ callId: call.callId, args: checkedEdit.args, state }, ctx)
-          return settle(result, {
+          const result = await runTool(
+            tool,
+            { callId: call.callId, args: checkedEdit.args, state },
+            c,
+            ctx,
+          )
+          return ran(result, {
             permission: 'ask',
             outcome: 'ran',
             decision: record,
@@ -563,7 +699,15 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
         })
       }
     }
-    return { __yield: true, __yield_reason: reason }
+    // No one is asked to approve a call to a tool that is no longer what the graph pinned.
+    const changed = tool.pinCheck ? await tool.pinCheck(ctx) : null
+    if (changed !== null) {
+      return settle(`${changed.message}. The call was not run.`, {
+        permission: 'ask',
+        outcome: 'invalid',
+      })
+    }
+    return askAll(c, ctx)
   }
 
   /**
@@ -593,27 +737,32 @@ export function compileAgentStep(name: string, step: AgentStepSpec, cx: StepComp
     ctx: StepContext,
   ) {
     const results = await Promise.all(
-      batch.map(({ call, tool, args }) => tool.run({ callId: call.callId, args, state }, ctx)),
+      batch.map(({ call, tool, args }) =>
+        runTool(tool, { callId: call.callId, args, state }, c, ctx),
+      ),
     )
+    const usage = results.reduce((u, r) => withSpent(u, r.spent), c.usage)
     return save({
       ...c,
+      usage,
       messages: [
         ...c.messages,
         ...batch.map(({ call }, i) => ({
           role: 'tool',
           tool_call_id: call.callId,
-          content: results[i]!,
+          content: results[i]!.content,
         })),
       ],
       pending: c.pending.slice(batch.length),
       calls: [
         ...c.calls,
-        ...batch.map(({ call, args }) => ({
+        ...batch.map(({ call, args }, i) => ({
           callId: call.callId,
           tool: call.tool,
           permission: 'allow' as const,
           outcome: 'ran' as const,
           argumentsDigest: canonicalDigest(args),
+          ...(results[i]!.spent ? { usage: results[i]!.spent } : {}),
         })),
       ],
       toolCalls: c.toolCalls + batch.length,
