@@ -13,6 +13,27 @@ export const Limits = z.strictObject({
 })
 export type Limits = z.infer<typeof Limits>
 
+/**
+ * How much of a finished run's checkpoint history retention keeps (README, Retention): every
+ * entry, none (the run's latest checkpoint, its final state, is always kept), or the newest n.
+ */
+export const CheckpointRetention = z.union([
+  z.enum(['all', 'none']),
+  z.strictObject({ last: z.int().min(1).max(1_000_000) }),
+])
+export type CheckpointRetention = z.infer<typeof CheckpointRetention>
+
+/**
+ * A graph's retention policy; each field it sets overrides the tenant's (`PUT /v1/retention`).
+ * `runDays`: a finished run, its checkpoints, events and webhook deliveries are deleted that
+ * many days after it finished.
+ */
+export const RetentionSpec = z.strictObject({
+  checkpoints: CheckpointRetention.optional(),
+  runDays: z.int().min(1).max(36_500).optional(),
+})
+export type RetentionSpec = z.infer<typeof RetentionSpec>
+
 /** The most steps one graph may have (parallel branches not counted). */
 export const MAX_STEPS = 500
 
@@ -42,6 +63,7 @@ export const GraphSpec = z.strictObject({
   merge: z.record(StateKey, MergePolicyName).optional(),
   limits: Limits.optional(),
   history: z.int().min(-1).default(-1),
+  retention: RetentionSpec.optional(),
 })
 /** A parsed graph spec (defaults applied). */
 export type GraphSpec = z.infer<typeof GraphSpec>

@@ -34,7 +34,15 @@ export {
   AGENT_APPROVAL_ACTIONS,
   AGENT_TOOL_NAME_PATTERN,
 } from './step-schema.js'
-export { GraphSpec, type GraphSpecInput, MergePolicyName, Limits, MAX_STEPS } from './graph-spec.js'
+export {
+  GraphSpec,
+  type GraphSpecInput,
+  MergePolicyName,
+  Limits,
+  MAX_STEPS,
+  CheckpointRetention,
+  RetentionSpec,
+} from './graph-spec.js'
 export { validateSpec, type ValidationResult } from './validate-spec.js'
 export type { ValidateContext, ResolveGraph } from './validate-subgraphs.js'
 export { validateRunInput, validateStepInput, validateThreadRunInput } from './validate-input.js'

@@ -31,6 +31,29 @@ describe('validateSpec', () => {
     if (result.ok) expect(result.spec.history).toBe(-1)
   })
 
+  it('accepts a retention policy and refuses one it cannot apply, naming the field', async () => {
+    const steps = { a: { kind: 'set', values: {} } }
+    for (const retention of [
+      { checkpoints: 'all' },
+      { checkpoints: 'none', runDays: 30 },
+      { checkpoints: { last: 5 } },
+      { runDays: 1 },
+    ]) {
+      expect((await validateSpec({ entry: 'a', steps, retention })).ok).toBe(true)
+    }
+    const bad = [
+      [{ checkpoints: { last: 0 } }, '/retention/checkpoints'],
+      [{ checkpoints: 'some' }, '/retention/checkpoints'],
+      [{ runDays: 0 }, '/retention/runDays'],
+      [{ runDays: 1.5 }, '/retention/runDays'],
+      [{ keep: 'forever' }, '/retention'],
+    ] as const
+    for (const [retention, path] of bad) {
+      const problems = await problemsOf({ entry: 'a', steps, retention })
+      expect(problems.map((p) => p.path).some((p) => p.startsWith(path))).toBe(true)
+    }
+  })
+
   it('reports every problem at once, each at its JSON Pointer', async () => {
     const doc = {
       entry: 'start',
