@@ -9,6 +9,7 @@ import {
   type FastifyPluginAsyncZod,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod'
+import type { Tracer } from '@opentelemetry/api'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { DependencyHealth } from '@weave/queue'
 import type { Redis } from 'ioredis'
@@ -30,6 +31,7 @@ import { openApiPlugin } from './http/openapi.js'
 import { rateLimitPlugin } from './http/rate-limit.js'
 import { requestIdOf } from './http/request-id.js'
 import { securityHeadersPlugin } from './http/security-headers.js'
+import { tracingPlugin } from './http/tracing.js'
 import { fastifyTrustProxy } from './http/trust-proxy.js'
 import { zodValidatorCompiler } from './http/validation.js'
 import { createLogger } from './logger.js'
@@ -76,6 +78,11 @@ export interface AppDeps<S extends object> {
    * in-process counters when absent. See createRateLimitRedis.
    */
   rateLimitRedis?: Redis
+  /**
+   * Traces requests (a server span each, continuing a caller's `traceparent`) when given; absent,
+   * the API registers no tracing hooks at all.
+   */
+  tracer?: Tracer
 }
 
 /**
@@ -109,6 +116,8 @@ export function buildApp<S extends object = Record<never, never>>(deps: AppDeps<
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  // First among the plugins: every later hook and the handler run inside the request's span.
+  if (deps.tracer) void app.register(tracingPlugin, { tracer: deps.tracer })
 
   void app.register(errorHandlerPlugin, { ...renderOptions, health: deps.health })
   void app.register(lingeringClosePlugin)

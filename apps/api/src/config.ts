@@ -4,6 +4,7 @@ import {
   HttpUrl,
   List,
   OnOff,
+  otlpTracesUrlOf,
   Port,
   secretsKeyOf,
   SharedEnv,
@@ -146,6 +147,9 @@ const Config = Env.transform((env, ctx) => {
     isProduction: env.NODE_ENV === 'production',
     redisUrl: env.REDIS_URL,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.WEAVE_LOG_FORMAT,
+    // Where spans are exported; tracing is off (no SDK registered) when undefined.
+    otlpTracesUrl: otlpTracesUrlOf(env),
     jwt: {
       key,
       issuer: env.WEAVE_JWT_ISSUER,

@@ -9,7 +9,7 @@ export {
   type MetricsConfig,
   type MetricsExposure,
 } from './config.js'
-export { createLogger, type LoggerOptions } from './logger.js'
+export { createLogger, isPrettyLog, type LogFormat, type LoggerOptions } from './logger.js'
 export { scrubUrl } from './http/scrub-url.js'
 export {
   createDependencyChecks,

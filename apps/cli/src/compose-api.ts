@@ -9,6 +9,7 @@ import {
   type App,
   type Config,
 } from '@weave/api'
+import type { Tracer } from '@opentelemetry/api'
 import { connectionErrorFields, createDb } from '@weave/db'
 import { createJobQueues, redisConnection } from '@weave/queue'
 import type { Logger } from 'pino'
@@ -24,6 +25,8 @@ export interface ComposedApi {
 export interface ComposeApiOptions {
   /** The metrics registry, shared with a worker in the same process; a new one when absent. */
   metrics?: ReturnType<typeof createMetricsRegistry>
+  /** Traces requests (see startTracing); no tracing hooks when absent. */
+  tracer?: Tracer
 }
 
 /**
@@ -86,6 +89,7 @@ export function composeApi(
     routes: resourceRoutes,
     metrics,
     ...(rateLimitRedis ? { rateLimitRedis } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   })
   return {
     app,

@@ -3,6 +3,7 @@ import {
   databaseUrlsOf,
   HttpUrl,
   llmOf,
+  otlpTracesUrlOf,
   Port,
   secretsKeyOf,
   SharedEnv,
@@ -72,6 +73,9 @@ export interface WorkerConfig {
   isProduction: boolean
   redisUrl: string
   logLevel: z.infer<typeof WorkerEnv>['LOG_LEVEL']
+  logFormat: z.infer<typeof WorkerEnv>['WEAVE_LOG_FORMAT']
+  /** Where spans are exported (OTLP/HTTP); tracing is off when absent. */
+  otlpTracesUrl?: string
   queuePrefix: string
   concurrency: number
   lockDurationMs: number
@@ -122,6 +126,8 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     isProduction: e.NODE_ENV === 'production',
     redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.WEAVE_LOG_FORMAT,
+    otlpTracesUrl: otlpTracesUrlOf(e),
     queuePrefix: e.WEAVE_QUEUE_PREFIX,
     concurrency: e.WEAVE_WORKER_CONCURRENCY,
     lockDurationMs: e.WEAVE_WORKER_LOCK_MS,

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import { connectionErrorFields, createDb, type Database } from '@weave/db'
 import { redisConnection, type DependencyHealth } from '@weave/queue'
 import { createHandlerRegistry, loadHandlerModules } from '@weave/spec'
@@ -23,6 +24,8 @@ export interface RunWorkerOptions {
   metrics?: Registry
   /** Where the worker's connections report outages (see WorkerOptions.health). */
   health?: DependencyHealth
+  /** Where the worker's spans go (see WorkerOptions.tracer). */
+  tracer?: Tracer
 }
 
 /**
@@ -68,6 +71,7 @@ export async function runWorker(
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     publicUrl: config.publicUrl,
     ...(options.health ? { health: options.health } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
     ...(config.auditAnchors ? { auditAnchors: config.auditAnchors } : {}),
   })
   const close = async () => {

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import { createApprovalLifecycle, createAuditSigner, GraphRegistry, QUEUES } from '@weave/db'
 import { createJobQueues, type DependencyHealth, type JobQueues } from '@weave/queue'
 import { Worker } from 'bullmq'
@@ -13,6 +14,7 @@ import { webhooksProcessor } from './processors/webhooks-processor.js'
 import { DEFAULT_RECONCILE_QUIET_MS } from './reconciler.js'
 import { listenForDeliveries } from './webhooks/delivery-listener.js'
 import { watchWorkerDependencies } from './worker-health.js'
+import { stepSpans, WORKER_TRACER } from './tracing.js'
 import { DEFAULT_DELIVERY_SETTINGS } from './webhooks/delivery-settings.js'
 import {
   DEFAULT_ANCHOR_INTERVAL_MS,
@@ -65,6 +67,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     leaseCheckMs: Math.max(50, Math.floor(Math.min(lockDuration, quietMs) / 4)),
   })
   const decisions = approvalDecisions(lifecycle, inflight)
+  const tracer = o.tracer ?? trace.getTracer(WORKER_TRACER)
   const graphs = new GraphRegistry(
     o.database,
     {
@@ -80,6 +83,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
       ...(o.maxima ? { maxima: o.maxima } : {}),
       // A run must not go on past a step whose checkpoint was not written.
       checkpointPolicy: 'required',
+      aroundStep: stepSpans(tracer),
       // What an agent step did goes into the record with the checkpoint of its unit of work.
       agentEvents: (at, events) => {
         inflight.of(at.runId)?.stepEvents.set(stepKey(at.runId, at.seq), events)
@@ -96,6 +100,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     inflight,
     log: o.log,
     metrics,
+    tracer,
     health,
     quietMs,
     maxStateBytes: o.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES,

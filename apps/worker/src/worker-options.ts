@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api'
 import type { Database } from '@weave/db'
 import type { DependencyHealth } from '@weave/queue'
 import type { HandlerRegistry, HttpDeps, LlmDeps } from '@weave/spec'
@@ -71,4 +72,10 @@ export interface WorkerOptions {
    * worker anchors nothing.
    */
   auditAnchors?: { signingKey: KeyObject; intervalMs?: number; webhookUrl?: string }
+  /**
+   * Where the worker's spans go: one per job (continuing the trace the job carries), per run
+   * execution, per step and per webhook delivery. Absent: the global tracer, a no-op unless an
+   * OpenTelemetry SDK is registered.
+   */
+  tracer?: Tracer
 }

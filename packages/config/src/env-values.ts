@@ -32,6 +32,9 @@ export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export const LogLevel = z.enum(LOG_LEVELS)
 
+/** How log lines are written: `auto` is pretty on a terminal outside production, JSON otherwise. */
+export const LogFormat = z.enum(['auto', 'pretty', 'json'])
+
 export const Port = z.coerce.number().int().min(0).max(65_535)
 
 /** A 32-byte key, hex or base64, as a Buffer. */

@@ -5,6 +5,7 @@ import {
   AuditSigningKey,
   HttpUrl,
   List,
+  LogFormat,
   LogLevel,
   PostgresUrl,
   QueuePrefix,
@@ -39,6 +40,11 @@ export const SharedEnv = {
   // when unset, like the secrets key.
   WEAVE_AUDIT_SIGNING_KEY: AuditSigningKey.optional(),
   LOG_LEVEL: LogLevel.default('info'),
+  WEAVE_LOG_FORMAT: LogFormat.default('auto'),
+  // Traces go to an OpenTelemetry collector over OTLP/HTTP when either is set; off otherwise.
+  // The exporter itself reads OTEL_EXPORTER_OTLP_HEADERS and the other OTLP tuning variables.
+  OTEL_EXPORTER_OTLP_ENDPOINT: HttpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: HttpUrl.optional(),
   // How long a stop may take once signalled (beyond the shutdown grace of steps in flight) before
   // the process exits anyway, with the status that says it was forced.
   WEAVE_STOP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -97,4 +103,14 @@ export function auditSigningKeyOf(
     return deriveAuditSigningKey(env.WEAVE_JWT_SECRET)
   }
   return undefined
+}
+
+/**
+ * Where spans are exported (OTLP/HTTP), as the OpenTelemetry variables say: the traces endpoint
+ * as given, else `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`; undefined (tracing off) when neither.
+ */
+export function otlpTracesUrlOf(env: SharedValues): string | undefined {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined
+  return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
 }

@@ -8,6 +8,7 @@ import { withDevSecret } from '../dev-secret.js'
 import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { stopWithin } from '../stop-deadline.js'
+import { spanSinkOf, startTracing } from '../tracing.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const API_USAGE = `Usage: weave api
@@ -35,7 +36,12 @@ export const apiCommand: Command = async (args, io) => {
     postgres: { url: config.databaseUrl, role: 'runtime' },
     redis: config.redisUrl,
   })
-  const log = createLogger({ level: config.logLevel })
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    isProduction: config.isProduction,
+  })
+  const tracing = startTracing(['weave-api'], spanSinkOf(config))
   if (usesDevSecret) log.warn('no JWT key configured: using the development secret in .weave/')
   await checkDatabaseLogin({
     connectionString: config.databaseUrl,
@@ -43,10 +49,13 @@ export const apiCommand: Command = async (args, io) => {
     log,
   })
   const watch = watchDependencies(config, log)
-  const api = composeApi(config, log, watch)
+  const api = composeApi(config, log, watch, {
+    ...(tracing ? { tracer: tracing.tracerOf('weave-api') } : {}),
+  })
   const close = async () => {
     await api.close()
     await watch.close()
+    await tracing?.shutdown()
   }
   try {
     await api.app.listen({ port: config.port, host: config.host })

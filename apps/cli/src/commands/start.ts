@@ -10,6 +10,7 @@ import { withDevSecret } from '../dev-secret.js'
 import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { stopWithin } from '../stop-deadline.js'
+import { spanSinkOf, startTracing } from '../tracing.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const START_USAGE = `Usage: weave start
@@ -40,7 +41,13 @@ export const startCommand: Command = async (args, io) => {
     postgres: { url: config.migrateDatabaseUrl, role: 'migrate' },
     redis: config.redisUrl,
   })
-  const log = createLogger({ level: config.logLevel })
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    isProduction: config.isProduction,
+  })
+  // The worker last: steps' outgoing calls are reported under it (see startTracing).
+  const tracing = startTracing(['weave-api', 'weave-worker'], spanSinkOf(config))
   if (usesDevSecret) {
     log.warn(
       'no JWT key configured: using the development secret in .weave/ (mint tokens with `npm run weave -- token`)',
@@ -73,12 +80,17 @@ export const startCommand: Command = async (args, io) => {
   const worker = await runWorker(workerConfig, log.child({ component: 'worker' }), {
     metrics,
     health: watch.health,
+    ...(tracing ? { tracer: tracing.tracerOf('weave-worker') } : {}),
   })
-  const api = composeApi(config, log, watch, { metrics })
+  const api = composeApi(config, log, watch, {
+    metrics,
+    ...(tracing ? { tracer: tracing.tracerOf('weave-api') } : {}),
+  })
   const close = async () => {
     await api.close()
     await worker.close()
     await watch.close()
+    await tracing?.shutdown()
   }
   try {
     await api.app.listen({ port: config.port, host: config.host })

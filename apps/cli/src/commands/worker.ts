@@ -8,6 +8,7 @@ import { withDevSecret } from '../dev-secret.js'
 import { watchDependencies } from '../dependency-watch.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 import { stopWithin } from '../stop-deadline.js'
+import { spanSinkOf, startTracing } from '../tracing.js'
 import { checkDatabaseLogin } from './database-login.js'
 
 const WORKER_USAGE = `Usage: weave worker
@@ -35,7 +36,12 @@ export const workerCommand: Command = async (args, io) => {
     postgres: { url: config.databaseUrl, role: 'runtime' },
     redis: config.redisUrl,
   })
-  const log = createLogger({ level: config.logLevel })
+  const log = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    isProduction: config.isProduction,
+  })
+  const tracing = startTracing(['weave-worker'], spanSinkOf(config))
   await checkDatabaseLogin({
     connectionString: config.databaseUrl,
     isProduction: config.isProduction,
@@ -44,8 +50,10 @@ export const workerCommand: Command = async (args, io) => {
   const watch = watchDependencies(config, log)
   const worker = await runWorker(config, log.child({ component: 'worker' }), {
     health: watch.health,
+    ...(tracing ? { tracer: tracing.tracerOf('weave-worker') } : {}),
   }).catch(async (err: unknown) => {
     await watch.close()
+    await tracing?.shutdown()
     throw err
   })
   const signal = await waitForShutdownSignal()
@@ -56,6 +64,7 @@ export const workerCommand: Command = async (args, io) => {
     stop: async () => {
       await worker.close()
       await watch.close()
+      await tracing?.shutdown()
     },
   })
   return EXIT.ok

@@ -1,3 +1,4 @@
+import { trace, type Tracer } from '@opentelemetry/api'
 import { isDatabaseUnavailable } from '@weave/db'
 import type { DependencyHealth } from '@weave/queue'
 import { DelayedError, type Job, type Processor } from 'bullmq'
@@ -9,6 +10,7 @@ import {
   type ExecutionOutcome,
 } from '../execution/execute-run.js'
 import type { WorkerMetrics } from '../metrics.js'
+import { inSpan, WORKER_TRACER } from '../tracing.js'
 import { jobProcessor } from './job-processor.js'
 
 /** How long a job handed back because Postgres is away waits before it is tried again. */
@@ -22,14 +24,33 @@ const INTERRUPTED_RETRY_MS = 250
  * as delayed: no attempt of the job is spent, so a run's job never gives up while the run lives.
  */
 export function runsProcessor(
-  deps: ExecuteDeps & { log: Logger; metrics?: WorkerMetrics; health?: DependencyHealth },
+  deps: ExecuteDeps & {
+    log: Logger
+    metrics?: WorkerMetrics
+    health?: DependencyHealth
+    tracer?: Tracer
+  },
 ): Processor {
+  const tracer = deps.tracer ?? trace.getTracer(WORKER_TRACER)
+  // One span per execution of a run; its steps' spans are its children (stepSpans).
+  const traced = (execution: Execution) =>
+    inSpan(
+      tracer,
+      `execute run`,
+      { 'weave.run.id': execution.runId, 'weave.job.kind': execution.kind },
+      async (span) => {
+        const result = await executeRun(deps, execution)
+        span.setAttribute('weave.run.outcome', result.outcome)
+        if ('steps' in result) span.setAttribute('weave.run.steps', result.steps)
+        return result
+      },
+    )
   const execute = async (execution: Execution, job: Job, token: string | undefined) => {
     const log = deps.log.child({ jobId: job.id, runId: execution.runId, tenant: execution.tenant })
     log.debug({ kind: execution.kind }, 'job started')
     let result: ExecutionOutcome
     try {
-      result = await executeRun(deps, execution)
+      result = await traced(execution)
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err
       result = { outcome: 'unavailable', error: err as Error }
@@ -56,10 +77,14 @@ export function runsProcessor(
       )
     return result
   }
-  return jobProcessor<ExecutionOutcome>(deps.metrics, {
-    run: (payload, job, token) =>
-      execute({ kind: 'run', jobId: String(job.id), ...payload }, job, token),
-    resume: (payload, job, token) =>
-      execute({ kind: 'resume', jobId: String(job.id), ...payload }, job, token),
-  })
+  return jobProcessor<ExecutionOutcome>(
+    deps.metrics,
+    {
+      run: (payload, job, token) =>
+        execute({ kind: 'run', jobId: String(job.id), ...payload }, job, token),
+      resume: (payload, job, token) =>
+        execute({ kind: 'resume', jobId: String(job.id), ...payload }, job, token),
+    },
+    tracer,
+  )
 }

@@ -3,6 +3,7 @@ import {
   type EgressDecision,
   type EgressPolicy,
   type LookupAll,
+  traceHttpExchange,
 } from '@weave/spec'
 
 /** One POST of a webhook body. */
@@ -55,7 +56,20 @@ export async function sendWebhook(o: WebhookRequest): Promise<WebhookResponse> {
   return post(url, o, decision.fetch)
 }
 
-async function post(url: URL, o: WebhookRequest, pinned: typeof fetch): Promise<WebhookResponse> {
+// One client span per attempt; the receiver gets its `traceparent`, continuing the trace.
+function post(url: URL, o: WebhookRequest, pinned: typeof fetch): Promise<WebhookResponse> {
+  return traceHttpExchange(
+    { method: 'POST', url },
+    (traceHeaders) => postOnce(url, { ...o, headers: { ...o.headers, ...traceHeaders } }, pinned),
+    (response) => response.statusCode,
+  )
+}
+
+async function postOnce(
+  url: URL,
+  o: WebhookRequest,
+  pinned: typeof fetch,
+): Promise<WebhookResponse> {
   let res: Response
   try {
     res = await pinned(url, {

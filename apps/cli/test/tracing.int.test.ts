@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { SpanKind } from '@opentelemetry/api'
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { createLogger, loadConfig, mintDevToken } from '@weave/api'
+import { migrateDatabase } from '@weave/db'
+import { loadWorkerConfig, runWorker } from '@weave/worker'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../../test/support/service-urls.js'
+import { composeApi, type ComposedApi } from '../src/compose-api.js'
+import { watchDependencies, type DependencyWatch } from '../src/dependency-watch.js'
+import { startTracing, type Tracing } from '../src/tracing.js'
+
+const SECRET = 'tracing-test-secret-of-at-least-32-bytes'
+const suffix = randomBytes(4).toString('hex')
+const databaseName = `weave_cli_tracing_${suffix}`
+const tenant = `t-${suffix}`
+
+// The caller's trace: the API's span must continue it, and everything after the API too.
+const CALLER_TRACE = randomBytes(16).toString('hex')
+const CALLER_SPAN = randomBytes(8).toString('hex')
+
+interface Received {
+  path: string
+  headers: IncomingHttpHeaders
+}
+
+const exporter = new InMemorySpanExporter()
+const received: Received[] = []
+let tracing: Tracing
+let server: Server
+let api: ComposedApi
+let worker: Awaited<ReturnType<typeof runWorker>>
+let watch: DependencyWatch
+let baseUrl: string
+
+async function admin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Polls `read` until `ok` holds; fails naming `what` after 20 s. */
+async function until<T>(read: () => T, ok: (v: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const value = read()
+    if (ok(value)) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+const spans = () => exporter.getFinishedSpans()
+const serviceOf = (span: ReadableSpan) => span.resource.attributes['service.name']
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+
+function only(name: string, where: (s: ReadableSpan) => boolean = () => true): ReadableSpan {
+  const found = spans().filter((s) => s.name === name && where(s))
+  expect(found, `spans named "${name}"`).toHaveLength(1)
+  return found[0]!
+}
+
+beforeAll(async () => {
+  tracing = startTracing(['weave-api', 'weave-worker'], { exporter })!
+  server = createServer((req, res) => {
+    received.push({ path: req.url ?? '', headers: req.headers })
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{"ok":true}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+
+  const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), {
+    pathname: `/${databaseName}`,
+  }).toString()
+  await migrateDatabase({ connectionString: databaseUrl })
+  const env = {
+    WEAVE_DATABASE_URL: databaseUrl,
+    WEAVE_MIGRATE_DATABASE_URL: databaseUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    WEAVE_QUEUE_PREFIX: `tracing-${suffix}`,
+    WEAVE_JWT_SECRET: SECRET,
+    WEAVE_HTTP_ALLOW: `127.0.0.1:${port}`,
+    WEAVE_API_METRICS: 'off',
+    WEAVE_RECONCILE_INTERVAL_MS: '0',
+    LOG_LEVEL: 'silent',
+  }
+  const config = loadConfig(env)
+  const log = createLogger({ level: 'silent' })
+  watch = watchDependencies(config, log)
+  worker = await runWorker(loadWorkerConfig(env), log, {
+    health: watch.health,
+    tracer: tracing.tracerOf('weave-worker'),
+  })
+  api = composeApi(config, log, watch, { tracer: tracing.tracerOf('weave-api') })
+  baseUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
+
+  const token = await mintDevToken({
+    secret: SECRET,
+    tenant,
+    subject: 'tracer',
+    scopes: ['graphs:write', 'runs:write', 'runs:read', 'webhooks:manage'],
+    audience: 'weave',
+    expiresIn: '10m',
+  })
+  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+    expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300)
+  }
+  await call('/v1/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['run.completed'] })
+  await call('/v1/graphs', {
+    name: 'traced',
+    spec: {
+      entry: 'call',
+      steps: {
+        call: {
+          kind: 'http',
+          method: 'POST',
+          url: `http://127.0.0.1:${port}/target`,
+          body: '{"n": n}',
+          saveAs: 'answer',
+        },
+      },
+    },
+  })
+  exporter.reset()
+  await call(
+    '/v1/runs',
+    { graph: 'traced', input: { n: 1 } },
+    { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'caller=1' },
+  )
+  // Every span of the run and of its delivery has ended once the delivery's span has.
+  await until(
+    () => spans().filter((s) => s.name === 'deliver webhook'),
+    (found) => found.length > 0,
+    'the webhook delivery span',
+  )
+})
+
+afterAll(async () => {
+  await api?.close()
+  if (worker) {
+    for (const queue of [worker.queues.runs, worker.queues.timers, worker.queues.webhooks]) {
+      await queue.obliterate({ force: true })
+    }
+    await worker.close()
+  }
+  await watch?.close()
+  await tracing?.shutdown()
+  await new Promise((resolve) => server?.close(resolve))
+  await admin(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
+})
+
+describe('tracing from the API through the queue to the worker', () => {
+  it("continues the caller's trace in the API's span for POST /v1/runs", () => {
+    const request = only('POST /v1/runs')
+    expect(request.kind).toBe(SpanKind.SERVER)
+    expect(serviceOf(request)).toBe('weave-api')
+    expect(request.spanContext().traceId).toBe(CALLER_TRACE)
+    expect(parentOf(request)).toBe(CALLER_SPAN)
+    expect(request.attributes).toMatchObject({
+      'http.route': '/v1/runs',
+      'http.response.status_code': 202,
+    })
+  })
+
+  it('nests the job, the run execution, its step and the step call under the request', () => {
+    const request = only('POST /v1/runs')
+    const job = only('process run', (s) => s.spanContext().traceId === CALLER_TRACE)
+    const run = only('execute run')
+    const step = only('step call')
+    const client = only(
+      'POST',
+      (s) => s.kind === SpanKind.CLIENT && parentOf(s) === step.spanContext().spanId,
+    )
+    expect(job.kind).toBe(SpanKind.CONSUMER)
+    expect(parentOf(job)).toBe(request.spanContext().spanId)
+    expect(parentOf(run)).toBe(job.spanContext().spanId)
+    expect(parentOf(step)).toBe(run.spanContext().spanId)
+    for (const span of [job, run, step, client]) {
+      expect(span.spanContext().traceId).toBe(CALLER_TRACE)
+      expect(serviceOf(span)).toBe('weave-worker')
+    }
+    expect(run.attributes).toMatchObject({ 'weave.run.outcome': 'completed', 'weave.run.steps': 1 })
+    expect(step.attributes).toMatchObject({ 'weave.step.name': 'call', 'weave.step.seq': 1 })
+    expect(client.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.full': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/target$/),
+      'http.response.status_code': 200,
+    })
+  })
+
+  it("sends the step call's span as the target's traceparent, with the caller's tracestate", () => {
+    const step = only('step call')
+    const client = only('POST', (s) => parentOf(s) === step.spanContext().spanId)
+    const target = received.filter((r) => r.path === '/target')
+    expect(target).toHaveLength(1)
+    expect(target[0]!.headers.traceparent).toBe(
+      `00-${CALLER_TRACE}-${client.spanContext().spanId}-01`,
+    )
+    expect(target[0]!.headers.tracestate).toBe('caller=1')
+  })
+
+  it("sends each webhook delivery in a span of its own, whose call carries the delivery's trace", () => {
+    const delivery = only('deliver webhook')
+    expect(serviceOf(delivery)).toBe('weave-worker')
+    expect(delivery.attributes['weave.delivery.outcome']).toBe('succeeded')
+    const post = only('POST', (s) => parentOf(s) === delivery.spanContext().spanId)
+    expect(post.kind).toBe(SpanKind.CLIENT)
+    expect(post.attributes['http.response.status_code']).toBe(200)
+    const hook = received.filter((r) => r.path === '/hook')
+    expect(hook).toHaveLength(1)
+    expect(hook[0]!.headers.traceparent).toBe(
+      `00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`,
+    )
+  })
+})
