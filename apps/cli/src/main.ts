@@ -9,7 +9,9 @@ import { doctorCommand } from './commands/doctor.js'
 import { graphsCommand } from './commands/graphs.js'
 import { migrateCommand } from './commands/migrate.js'
 import { runsCommand } from './commands/runs.js'
+import { schedulesCommand } from './commands/schedules.js'
 import { startCommand } from './commands/start.js'
+import { threadsCommand } from './commands/threads.js'
 import { tokenCommand } from './commands/token.js'
 import { workerCommand } from './commands/worker.js'
 import { DependencyUnavailableError } from './dependency-check.js'
@@ -24,6 +26,8 @@ const COMMANDS: Record<string, Command> = {
   audit: auditCommand,
   doctor: doctorCommand,
   runs: runsCommand,
+  threads: threadsCommand,
+  schedules: schedulesCommand,
   approvals: approvalsCommand,
   graphs: graphsCommand,
 }

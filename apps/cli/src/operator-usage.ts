@@ -12,6 +12,24 @@ export const RUNS_USAGE = `Usage: weave runs <list|get|watch|cancel|fork> [optio
                        a new run from entry n of the run's history, with input merged in
 ${CONNECTION_USAGE}`
 
+/** `weave threads --help`. */
+export const THREADS_USAGE = `Usage: weave threads <list|get> [options]
+
+  list [--status <idle|busy|waiting>] [--metadata <json>] [--limit <n>]
+                       the newest threads: key, graph, status, strategy, active run
+  get <key>            one thread: its active run, metadata and latest state
+${CONNECTION_USAGE}`
+
+/** `weave schedules --help`. */
+export const SCHEDULES_USAGE = `Usage: weave schedules <list|get|pause|resume|trigger> [options]
+
+  list [--limit <n>]   the newest schedules: id, target, cron or interval, paused, overlap
+  get <id>             one schedule, its input included
+  pause <id>           stops it firing until it is resumed (a no-op when paused)
+  resume <id>          lets it fire again from its next tick
+  trigger <id>         fires it now, paused or not: the run it started, or why none
+${CONNECTION_USAGE}`
+
 /** `weave approvals --help`. */
 export const APPROVALS_USAGE = `Usage: weave approvals <list|show|approve|reject> [options]
 

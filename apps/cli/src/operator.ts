@@ -125,3 +125,11 @@ export function jsonObject(text: string, option: string): Record<string, unknown
   }
   return value as Record<string, unknown>
 }
+
+/** An integer option of at least `least` (`--limit`, `--seq`). @throws UsageError */
+export function positiveInteger(text: string, option: string, least = 1): number {
+  if (!/^\d+$/.test(text) || Number(text) < least) {
+    throw new UsageError(`${option} must be an integer of at least ${least}`)
+  }
+  return Number(text)
+}

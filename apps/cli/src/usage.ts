@@ -13,6 +13,8 @@ Commands:
   runs      list, get, watch, cancel or fork runs (needs --token or WEAVE_TOKEN)
   approvals list, show, approve or reject approvals
   graphs    push a graph file: its version, digest and what changed
+  threads   list threads or get one with its state
+  schedules list, get, pause, resume or trigger schedules
 
 Run \`weave <command> --help\` for a command's options.
 Configuration comes only from environment variables; an invalid one exits with status 2.

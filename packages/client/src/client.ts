@@ -23,10 +23,18 @@ export type RegisteredGraph = Schemas['RegisteredGraph']
 export type AuditVerification = Schemas['AuditVerification']
 export type AuditPage = Schemas['AuditPage']
 export type Problem = Schemas['Problem']
+export type Thread = Schemas['Thread']
+export type ThreadSummary = Schemas['ThreadSummary']
+export type ThreadPage = Schemas['ThreadPage']
+export type Schedule = Schemas['Schedule']
+export type SchedulePage = Schemas['SchedulePage']
+export type ScheduleFiring = Schemas['ScheduleFiring']
 
 export type ListRunsQuery = NonNullable<operations['listRuns']['parameters']['query']>
 export type ListApprovalsQuery = NonNullable<operations['listApprovals']['parameters']['query']>
 export type ListAuditQuery = NonNullable<operations['listAuditEvents']['parameters']['query']>
+export type ListThreadsQuery = NonNullable<operations['listThreads']['parameters']['query']>
+export type ListSchedulesQuery = NonNullable<operations['listSchedules']['parameters']['query']>
 
 /** Options of {@link createWeaveClient}. */
 export interface WeaveClientOptions {
@@ -355,7 +363,51 @@ export function createWeaveClient(options: WeaveClientOptions) {
     },
   }
 
-  return { api, runs, approvals, graphs, audit }
+  const threads = {
+    /** The tenant's threads, newest first; filter by `status` and contained `metadata`. */
+    list(query: ListThreadsQuery = {}, o: CallOptions = {}): Promise<ThreadPage> {
+      return ok(api.GET('/v1/threads', { params: { query }, signal: o.signal }))
+    },
+
+    /** The thread `key` with its latest state and active run. */
+    get(key: string, o: CallOptions = {}): Promise<Thread> {
+      return ok(api.GET('/v1/threads/{key}', { params: { path: { key } }, signal: o.signal }))
+    },
+  }
+
+  const schedules = {
+    /** The tenant's schedules that are not deleted, newest first. */
+    list(query: ListSchedulesQuery = {}, o: CallOptions = {}): Promise<SchedulePage> {
+      return ok(api.GET('/v1/schedules', { params: { query }, signal: o.signal }))
+    },
+
+    get(id: string, o: CallOptions = {}): Promise<Schedule> {
+      return ok(api.GET('/v1/schedules/{id}', { params: { path: { id } }, signal: o.signal }))
+    },
+
+    /** Stops the schedule firing until it is resumed; a no-op when it is paused. */
+    pause(id: string, o: CallOptions = {}): Promise<Schedule> {
+      return ok(
+        api.POST('/v1/schedules/{id}/pause', { params: { path: { id } }, signal: o.signal }),
+      )
+    },
+
+    /** Lets a paused schedule fire again from its next tick. */
+    resume(id: string, o: CallOptions = {}): Promise<Schedule> {
+      return ok(
+        api.POST('/v1/schedules/{id}/resume', { params: { path: { id } }, signal: o.signal }),
+      )
+    },
+
+    /** Fires the schedule now, paused or not: the firing, with its run or why it started none. */
+    trigger(id: string, o: CallOptions = {}): Promise<ScheduleFiring> {
+      return ok(
+        api.POST('/v1/schedules/{id}/trigger', { params: { path: { id } }, signal: o.signal }),
+      )
+    },
+  }
+
+  return { api, runs, approvals, graphs, audit, threads, schedules }
 }
 
 function isTerminal(event: RunEvent): boolean {

@@ -7,6 +7,7 @@ import {
   onePositional,
   operate,
   parseCommand,
+  positiveInteger,
   printFields,
   printJson,
   printTable,
@@ -129,11 +130,4 @@ export function progressLine(event: RunEvent): string {
   const data = event.data as Record<string, unknown>
   const step = typeof data.step === 'string' ? ` ${data.step}` : ''
   return `#${event.id} ${event.at} ${event.type}${step}`
-}
-
-function positiveInteger(text: string, option: string, least = 1): number {
-  if (!/^\d+$/.test(text) || Number(text) < least) {
-    throw new UsageError(`${option} must be an integer of at least ${least}`)
-  }
-  return Number(text)
 }
