@@ -433,6 +433,38 @@ describe('an agent step on a worker', () => {
       )
     })
 
+    it('treats a call whose approval expired as refused, and resumes once the other is decided', async () => {
+      const before = refunds.length
+      const { id, p1, p2 } = await startPair('Fay', 610, 620)
+      const { lifecycle, resumes } = recordingLifecycle()
+      // The first call's approval times out: the run waits on for the second.
+      expect(await lifecycle.expire(bed.tenant, p1.id)).toEqual({ expired: true, runId: id })
+      expect(resumes).toEqual([])
+      expect((await bed.runOf(id))?.status).toBe('waiting')
+      await lifecycle.decide(bed.tenant, {
+        approvalId: p2.id,
+        subject: 'bob',
+        subjectScopes: ['approvals:decide'],
+        decision: 'approve',
+        materialHash: p2.materialHash,
+        context,
+      })
+      expect(resumes).toHaveLength(1)
+      await until(
+        () => bed.runOf(id),
+        (r) => r?.status === 'completed' || r?.status === 'failed',
+        'the agent to finish',
+      )
+      expect(refunds.slice(before)).toEqual([620])
+      const sent = pairRequests.get('Fay')!
+      expect(
+        sent[1]!.slice(-2).map((m) => [(m as { tool_call_id?: string }).tool_call_id, m.content]),
+      ).toEqual([
+        ['p1', 'No person approved this call before its approval expired; it was not run.'],
+        ['p2', JSON.stringify({ refunded: 620 })],
+      ])
+    })
+
     it('resumes the run once when both calls are decided at the same instant', async () => {
       const before = refunds.length
       const { id, p1, p2 } = await startPair('Eve', 800, 900)

@@ -38,7 +38,8 @@ export interface ApprovalService {
    * Decides an approval for a token's subject through the approval lifecycle, the path approval
    * links take too: the decision (with its input) and its run and audit events in one
    * transaction, and once the approval settles, its run resumed once (the job id is the approval
-   * id). A resume job the queue refused is left to the reconciler: the decision stands. With an
+   * id; an agent's calls of one turn, asked about together, resume it once the last settles).
+   * A resume job the queue refused is left to the reconciler: the decision stands. With an
    * idempotency key, a retried identical request answers as the first did (`replayed`).
    * @throws db errors by code: `approval-not-found`; `approval-settled`, `approval-expired`,
    *   `already-decided`, `material-mismatch`, `idempotency-conflict`; `separation-of-duties`,
