@@ -61,6 +61,27 @@ export class LinearRegexEngine {
 type AstNode = Record<string, unknown>
 
 /**
+ * Whether evaluating a parsed expression (`ast` from `jsonata(...).ast()`) can run a regex: it
+ * has a regex literal, or it names `$eval`, which parses more expressions as it runs. Only such
+ * an evaluation needs the deadline of {@link withRegexDeadline}: entering an AsyncLocalStorage
+ * makes Node 20 run a hook at every promise the process creates from then on.
+ */
+export function mayRunRegex(ast: unknown): boolean {
+  const seen = new Set<unknown>()
+  const pending: unknown[] = [ast]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue
+    seen.add(node)
+    const { type, value } = node as AstNode
+    if (type === 'regex' || (type === 'variable' && value === 'eval')) return true
+    if (node instanceof RegExp) continue
+    pending.push(...Object.values(node))
+  }
+  return false
+}
+
+/**
  * Why a regex literal of a parsed expression cannot run on RE2 (`ast` from
  * `jsonata(...).ast()`), or undefined when every one can. Checked at parse time, so a spec with
  * such a pattern is refused at registration rather than failing its runs.

@@ -2,7 +2,12 @@ import jsonata from 'jsonata'
 import type { Json, State } from '@weave/kernel'
 import { ExpressionError, ExpressionSyntaxError, type ExpressionFailure } from './errors.js'
 import { StringLimitError, stringLimitBindings } from './expression-builtins.js'
-import { LinearRegexEngine, regexLiteralError, withRegexDeadline } from './expression-regex.js'
+import {
+  LinearRegexEngine,
+  mayRunRegex,
+  regexLiteralError,
+  withRegexDeadline,
+} from './expression-regex.js'
 import { expressionInput } from './json-value.js'
 
 /** Bounds on one expression evaluation. */
@@ -129,15 +134,15 @@ export function compileExpression(
   } catch (err) {
     throw new ExpressionSyntaxError(source, describe(err))
   }
+  const regexDeadline = mayRunRegex(expr.ast())
   return {
     source,
     async evaluate(state, step) {
       let raw: unknown
       try {
         const bindings = await stringLimitBindings(maxStringLength)
-        raw = await withRegexDeadline(timeoutMs, () =>
-          expr.evaluate(expressionInput(state), bindings),
-        )
+        const evaluate = () => expr.evaluate(expressionInput(state), bindings)
+        raw = await (regexDeadline ? withRegexDeadline(timeoutMs, evaluate) : evaluate())
       } catch (err) {
         throw new ExpressionError(step, source, failureOf(err), describe(err), { cause: err })
       }

@@ -1,3 +1,4 @@
+import jsonata from 'jsonata'
 import { describe, expect, it } from 'vitest'
 import {
   compileExpression,
@@ -8,6 +9,7 @@ import {
   validateAgainstSchema,
   validateSpec,
 } from '@weave/spec'
+import { mayRunRegex } from '../src/expression-regex.js'
 
 // Catastrophic for a backtracking engine: every split of the a's is tried before failing.
 const CATASTROPHIC = '(a+)+$'
@@ -133,6 +135,16 @@ describe('JSONata regular expressions', () => {
   it('stop a single $match call at the time limit', async () => {
     const err = await failure('$match(s, /a/)', { s: 'a'.repeat(1_000_000) }, { timeoutMs: 50 })
     expect(err.reason).toBe('timeout')
+  })
+
+  it('run under the regex deadline whenever a regex can run: a literal, or $eval by any name', () => {
+    const ast = (source: string) => jsonata(source).ast()
+    expect(mayRunRegex(ast('$match(s, /a/)'))).toBe(true)
+    expect(mayRunRegex(ast('{ "x": [1, $replace(s, /b+/i, "c")] }'))).toBe(true)
+    expect(mayRunRegex(ast('$eval(code)'))).toBe(true)
+    expect(mayRunRegex(ast('($e := $eval; $e(code))'))).toBe(true)
+    expect(mayRunRegex(ast('$merge([$, { "result1": { "done": true, "note": s } }])'))).toBe(false)
+    expect(mayRunRegex(ast('$replace(s, "a", "b") & $split(s, ",")[0]'))).toBe(false)
   })
 })
 
