@@ -10,7 +10,9 @@ import {
   withTenant,
 } from '@weave/db'
 import { canonicalDigest, createHandlerRegistry, defineHandler } from '@weave/spec'
+import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { reconcileOnce } from '../src/index.js'
 import { until } from './support/test-services.js'
 import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed.js'
 
@@ -463,6 +465,49 @@ describe('an agent step on a worker', () => {
         ['p1', 'No person approved this call before its approval expired; it was not run.'],
         ['p2', JSON.stringify({ refunded: 620 })],
       ])
+    })
+
+    it('is resumed by the reconciler only once the last call is decided, when its job was lost', async () => {
+      const before = refunds.length
+      const { id, p1, p2 } = await startPair('Gus', 630, 640)
+      // Decisions whose resume jobs are lost on the way to the queue.
+      const lossy = createApprovalLifecycle({
+        database: bed.database,
+        jobs: { enqueue: () => Promise.resolve(true) },
+      })
+      const reconcile = () =>
+        reconcileOnce(
+          {
+            database: bed.database,
+            queues: bed.worker.queues,
+            lifecycle: lossy,
+            log: pino({ level: 'silent' }),
+            quietMs: 0,
+          },
+          new Date(Date.now() + 1_000),
+        )
+      const decide = (approval: typeof p1, subject: string, decision: 'approve' | 'reject') =>
+        lossy.decide(bed.tenant, {
+          approvalId: approval.id,
+          subject,
+          subjectScopes: ['approvals:decide'],
+          decision,
+          materialHash: approval.materialHash,
+          context,
+        })
+      await decide(p1, 'bob', 'approve')
+      // A settled call whose sibling is pending is no lost resume.
+      expect((await reconcile()).resumed).toBe(0)
+      expect((await bed.runOf(id))?.status).toBe('waiting')
+      await decide(p2, 'carol', 'reject')
+      expect((await reconcile()).resumed).toBe(1)
+      await until(
+        () => bed.runOf(id),
+        (r) => r?.status === 'completed' || r?.status === 'failed',
+        'the agent to finish',
+      )
+      expect(refunds.slice(before)).toEqual([630])
+      expect(await resumedEvents(id)).toHaveLength(1)
     })
 
     it('resumes the run once when both calls are decided at the same instant', async () => {
