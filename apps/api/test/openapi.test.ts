@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { readFileSync } from 'node:fs'
-import { RUN_EVENT_TYPES } from '@weave/db'
+import { RUN_EVENT_TYPES, TENANT_EVENT_TYPES } from '@weave/db'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { buildApp } from '../src/app.js'
@@ -269,7 +269,8 @@ describe('the OpenAPI document as a product', async () => {
 
   it("shows a new run's 202 as a queued run", () => {
     const examples = byId('startRun').responses['202']!.content!['application/json']!.examples!
-    expect(Object.values(examples).map(({ value }) => value.status)).toEqual(['queued'])
+    // The second: a run waiting in its concurrency key's line, queued as well.
+    expect(Object.values(examples).map(({ value }) => value.status)).toEqual(['queued', 'queued'])
   })
 
   it('types a graph spec with the JSON Schema generated from @weave/spec', () => {
@@ -286,12 +287,16 @@ describe('the OpenAPI document as a product', async () => {
   })
 
   it('describes each webhook delivery and the event stream', () => {
-    expect(Object.keys(document.webhooks).sort()).toEqual([...RUN_EVENT_TYPES].sort())
+    expect(Object.keys(document.webhooks).sort()).toEqual(
+      [...RUN_EVENT_TYPES, ...TENANT_EVENT_TYPES].sort(),
+    )
     for (const [type, { post }] of Object.entries(document.webhooks)) {
       const ref = post.requestBody!.content['application/json']!.schema.$ref!
       const payload = schemas[ref.split('/').at(-1)!]
       expect(payload.properties.type.const, type).toBe(type)
-      expect(JSON.stringify(payload.properties.data), type).toContain('"eventSeq"')
+      // A run event names its run and number; a thread's or schedule's event its own id.
+      const marker = /^(thread|schedule)\./.test(type) ? '"eventId"' : '"eventSeq"'
+      expect(JSON.stringify(payload.properties.data), type).toContain(marker)
     }
     const stream = byId('listRunEvents').responses['200']!.content!['text/event-stream']!
     expect(stream.schema).toEqual({ $ref: '#/components/schemas/RunEventStreamMessage' })

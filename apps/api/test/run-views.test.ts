@@ -51,9 +51,14 @@ function runRow(waitingOn: unknown): RunRow {
     baseRunId: null,
     held: false,
     scheduleId: null,
+    concurrencyKey: null,
+    concurrencyLimit: null,
+    concurrencySeq: null,
     createdAt: at,
     updatedAt: at,
     finishedAt: null,
+    retainedSeq: null,
+    expiresAt: null,
   }
 }
 

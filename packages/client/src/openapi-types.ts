@@ -256,7 +256,7 @@ export interface paths {
     put?: never
     /**
      * Sign the head of the tenant's audit chain now
-     * @description Stores a signed anchor of the current head (seq 0 for an empty chain); the worker sends it to the anchor webhook at its next pass. It signs only what exists, so `audit:read` suffices.
+     * @description Stores a signed anchor of the current head (seq 0 for an empty chain); the worker sends it to the anchor webhook at its next pass. Storing an anchor is a write, so it needs `audit:anchor`: `audit:read` alone is answered 403. 409 when the chain is shorter than its newest anchor: events it signed were removed.
      */
     post: operations['createAuditAnchor']
     delete?: never
@@ -413,6 +413,30 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/retention': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Get the tenant's retention policy
+     * @description What the retention job keeps of finished runs where their graph sets no `retention` of its own. A tenant that never set a policy keeps everything.
+     */
+    get: operations['getRetentionPolicy']
+    /**
+     * Set the tenant's retention policy
+     * @description Sets how much checkpoint history a finished run keeps and how many days after it finished a run is deleted with its checkpoints, events and webhook deliveries. A graph's own `retention` overrides it field by field. It applies to runs that finish from now on; the audit log is never pruned. Recorded in the audit log as `retention.updated`.
+     */
+    put: operations['putRetentionPolicy']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/runs': {
     parameters: {
       query?: never
@@ -422,13 +446,13 @@ export interface paths {
     }
     /**
      * List the tenant's runs, newest first
-     * @description Runs without their state, newest first, optionally only those of one `status` or `graph`; paged with `limit` and `cursor` (`nextCursor` of the previous page).
+     * @description Runs without their state, newest first, optionally only those of one `status`, `graph` or `concurrencyKey`; paged with `limit` and `cursor` (`nextCursor` of the previous page).
      */
     get: operations['listRuns']
     put?: never
     /**
      * Start a run of a graph (queued for a worker)
-     * @description Starts a run of a graph's latest version (or `version`) with `input` as its initial state, checked against the spec's `input` schema. The run is queued: a worker takes it and steps it until it completes, fails or waits (for an approval, input or a timer); follow it with `GET /v1/runs/{id}` or its event stream. With an `Idempotency-Key`, the same request sent again within 24 h answers 200 with the run it started; the same key with another body is 409.
+     * @description Starts a run of a graph's latest version (or `version`) with `input` as its initial state, checked against the spec's `input` schema. The run is queued: a worker takes it and steps it until it completes, fails or waits (for an approval, input or a timer); follow it with `GET /v1/runs/{id}` or its event stream. With an `Idempotency-Key`, the same request sent again within 24 h answers 200 with the run it started; the same key with another body is 409. With a `concurrencyKey`, at most `concurrencyLimit` runs of the key hold a slot at once; a run started beyond that waits in line (`queued` with a `linePosition`, no worker takes it) and is admitted in start order, with a `run.admitted` event, when a run of the key ends or is cancelled.
      */
     post: operations['startRun']
     delete?: never
@@ -625,6 +649,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/schedules/{id}/events': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a schedule's events, newest first
+     * @description A schedule's changes: created, paused, resumed, deleted, and each firing with the run it started (`schedule.fired`) or why it started none (`schedule.skipped`); paged. A deleted schedule's events stay readable.
+     */
+    get: operations['listScheduleEvents']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/schedules/{id}/firings': {
     parameters: {
       query?: never
@@ -748,6 +792,26 @@ export interface paths {
      * @description Archives a thread with no active run (409 otherwise); it takes no more runs and leaves the lists, and its key stays taken. Audited.
      */
     delete: operations['archiveThread']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/threads/{key}/events': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List a thread's events, newest first
+     * @description A thread's changes: created, updated, archived, and each run queued on it with the runs it interrupted or rolled back; paged. An archived thread's events stay readable.
+     */
+    get: operations['listThreadEvents']
+    put?: never
+    post?: never
+    delete?: never
     options?: never
     head?: never
     patch?: never
@@ -877,6 +941,26 @@ export interface webhooks {
      * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
      */
     post: operations['deliver_run_queued']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'run.admitted': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a run's `run.admitted` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_run_admitted']
     delete?: never
     options?: never
     head?: never
@@ -1177,6 +1261,246 @@ export interface webhooks {
      * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
      */
     post: operations['deliver_agent_stopped']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.created': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.created` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_created']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.updated': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.updated` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_updated']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.archived': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.archived` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_archived']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.run.queued': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.run.queued` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_run_queued']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.run.interrupted': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.run.interrupted` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_run_interrupted']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'thread.run.rolled_back': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a thread's `thread.run.rolled_back` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_thread_run_rolled_back']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.created': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.created` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_created']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.paused': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.paused` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_paused']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.resumed': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.resumed` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_resumed']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.deleted': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.deleted` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_deleted']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.fired': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.fired` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_fired']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  'schedule.skipped': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Delivers a schedule's `schedule.skipped` event to each webhook subscribed to it
+     * @description Sent when the event is recorded, to every webhook of the tenant whose `events` include it. Verify `webhook-signature` (Standard Webhooks) before trusting the body. A 2xx answer within the timeout ends the delivery; anything else is retried with capped exponential backoff, up to 8 attempts, each with the same `webhook-id` and body. Redirects are not followed. `GET /v1/webhooks/{id}/deliveries` lists every attempt.
+     */
+    post: operations['deliver_schedule_skipped']
     delete?: never
     options?: never
     head?: never
@@ -1688,6 +2012,8 @@ export interface components {
        */
       savedAt: string
     }
+    /** @example refunds:c_42 */
+    ConcurrencyKey: string
     /**
      * @example {
      *       "target": {
@@ -1761,9 +2087,10 @@ export interface components {
     CreateWebhookBody: {
       /** @description Where deliveries are POSTed. Private, loopback and link-local addresses are refused unless the server allow-lists them (WEAVE_HTTP_ALLOW); redirects are not followed. */
       url: string
-      /** @description Run event types to deliver */
+      /** @description Event types to deliver: run, thread and schedule events */
       events: (
         | 'run.queued'
+        | 'run.admitted'
         | 'run.started'
         | 'step.completed'
         | 'run.waiting'
@@ -1779,6 +2106,18 @@ export interface components {
         | 'tool.completed'
         | 'tool.denied'
         | 'agent.stopped'
+        | 'thread.created'
+        | 'thread.updated'
+        | 'thread.archived'
+        | 'thread.run.queued'
+        | 'thread.run.interrupted'
+        | 'thread.run.rolled_back'
+        | 'schedule.created'
+        | 'schedule.paused'
+        | 'schedule.resumed'
+        | 'schedule.deleted'
+        | 'schedule.fired'
+        | 'schedule.skipped'
       )[]
       /** @description What the webhook may do. `approvals:decide`: its `approval.requested` deliveries carry single-use `approveUrl` and `rejectUrl` links; registering it needs a token holding `approvals:decide` too. */
       scopes?: 'approvals:decide'[]
@@ -1931,6 +2270,14 @@ export interface components {
       }
       /** @description Default: -1. */
       history?: number
+      retention?: {
+        checkpoints?:
+          | ('all' | 'none')
+          | {
+              last: number
+            }
+        runDays?: number
+      }
     }
     GraphSummary: {
       name: string
@@ -2257,6 +2604,24 @@ export interface components {
     }
     /**
      * @example {
+     *       "checkpoints": {
+     *         "last": 10
+     *       },
+     *       "runDays": 90
+     *     }
+     */
+    PutRetentionPolicyBody: {
+      /** @description How much of a finished run's checkpoint history is kept: `"all"`, `"none"` (only the run's latest checkpoint, its final state) or `{ "last": n }` (the newest n entries). A run that has not finished keeps all of it. */
+      checkpoints:
+        | ('all' | 'none')
+        | {
+            last: number
+          }
+      /** @description Days after a run finished when it is deleted with its checkpoints, events and webhook deliveries; null keeps runs. The audit log is never pruned. */
+      runDays: number | null
+    }
+    /**
+     * @example {
      *       "graph": "support",
      *       "metadata": {
      *         "customer": "c_42"
@@ -2388,6 +2753,31 @@ export interface components {
       }
     }
     /**
+     * @description The tenant's retention policy; a graph's own `retention` overrides it field by field. It applies to runs that finish after it was set.
+     * @example {
+     *       "checkpoints": {
+     *         "last": 10
+     *       },
+     *       "runDays": 90,
+     *       "updatedBy": "ops@acme",
+     *       "updatedAt": "2025-01-31T10:00:00.000Z"
+     *     }
+     */
+    RetentionPolicy: {
+      /** @description How much of a finished run's checkpoint history is kept: `"all"`, `"none"` (only the run's latest checkpoint, its final state) or `{ "last": n }` (the newest n entries). A run that has not finished keeps all of it. */
+      checkpoints:
+        | ('all' | 'none')
+        | {
+            last: number
+          }
+      /** @description Days after a run finished when it is deleted with its checkpoints, events and webhook deliveries; null keeps runs. The audit log is never pruned. */
+      runDays: number | null
+      /** @description Who set it; null: never set */
+      updatedBy: string | null
+      /** @description When it was set; null: never set */
+      updatedAt: string | null
+    }
+    /**
      * @example {
      *       "graceSeconds": 3600
      *     }
@@ -2441,7 +2831,10 @@ export interface components {
      *       "updatedAt": "2025-01-31T09:30:01.000Z",
      *       "finishedAt": null,
      *       "forkedFrom": null,
-     *       "forkedSeq": null
+     *       "forkedSeq": null,
+     *       "concurrencyKey": null,
+     *       "concurrencyLimit": null,
+     *       "linePosition": null
      *     }
      */
     Run: {
@@ -2472,6 +2865,9 @@ export interface components {
       finishedAt: string | null
       forkedFrom: string | null
       forkedSeq: number | null
+      concurrencyKey: components['schemas']['ConcurrencyKey'] | null
+      /** @description The limit of the run's key */
+      concurrencyLimit: number | null
       /**
        * @description The latest checkpoint's state without the engine's `__` keys ({} before one)
        * @example {
@@ -2484,9 +2880,12 @@ export interface components {
       }
       /** @description Ids of pending approvals */
       pendingApprovals: string[]
+      /** @description The run's place in its concurrency key's line (1: admitted next); null once admitted or for a run without a key */
+      linePosition: number | null
     }
     RunEvent:
       | components['schemas']['RunEvent_run_queued']
+      | components['schemas']['RunEvent_run_admitted']
       | components['schemas']['RunEvent_run_started']
       | components['schemas']['RunEvent_step_completed']
       | components['schemas']['RunEvent_run_waiting']
@@ -2639,11 +3038,25 @@ export interface components {
        */
       at: string
     }
-    /** @description An event as recorded, for data written before its type's schema. `run.queued` { graph, version, forkedFrom?, forkedSeq?, thread?, held?, schedule? }; `run.started` {}; `step.completed` { step, seq }; `run.waiting` a WaitingOn; `approval.requested` { approvalId, step, title, details, materialHash, required, expiresAt }; `approval.decided` { approvalId, step, status, by, decision, comment }; `run.resumed` { reason }; `run.completed` { steps, lastStep }; `run.failed` { name, message, step, stopReason }; `run.cancelled` { by }; `agent.message` { step, turn, content, toolCalls }; `tool.requested` { step, callId, tool, arguments }; `tool.decided` { step, callId, tool, approvalId, status }; `tool.completed` { step, callId, tool, readOnly, argumentsDigest, approvalId, edited }; `tool.denied` { step, callId, tool, reason }; `agent.stopped` { step, reason, usage } */
+    /** @description An event as recorded, for data written before its type's schema. `run.queued` { graph, version, forkedFrom?, forkedSeq?, thread?, held?, schedule?, concurrencyKey? }; `run.admitted` { concurrencyKey }; `run.started` {}; `step.completed` { step, seq }; `run.waiting` a WaitingOn; `approval.requested` { approvalId, step, title, details, materialHash, required, expiresAt }; `approval.decided` { approvalId, step, status, by, decision, comment }; `run.resumed` { reason }; `run.completed` { steps, lastStep }; `run.failed` { name, message, step, stopReason }; `run.cancelled` { by }; `agent.message` { step, turn, content, toolCalls }; `tool.requested` { step, callId, tool, arguments }; `tool.decided` { step, callId, tool, approvalId, status }; `tool.completed` { step, callId, tool, readOnly, argumentsDigest, approvalId, edited }; `tool.denied` { step, callId, tool, reason }; `agent.stopped` { step, reason, usage } */
     RunEvent_recorded: {
       id: number
       type: string
       data: unknown
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      at: string
+    }
+    /** @description A `run.admitted` event. */
+    RunEvent_run_admitted: {
+      id: number
+      /** @constant */
+      type: 'run.admitted'
+      data: {
+        concurrencyKey: string
+      }
       /**
        * Format: date-time
        * @example 2025-01-31T09:30:00.000Z
@@ -2711,6 +3124,7 @@ export interface components {
         held?: boolean
         /** Format: uuid */
         schedule?: string
+        concurrencyKey?: string
       }
       /**
        * Format: date-time
@@ -2757,6 +3171,7 @@ export interface components {
             step: string
             /** Format: uuid */
             approvalId: string
+            approvalIds?: string[]
             atSeq: number
           }
         | {
@@ -2926,6 +3341,9 @@ export interface components {
       finishedAt: string | null
       forkedFrom: string | null
       forkedSeq: number | null
+      concurrencyKey: components['schemas']['ConcurrencyKey'] | null
+      /** @description The limit of the run's key */
+      concurrencyLimit: number | null
     }
     Schedule: {
       /** Format: uuid */
@@ -2982,8 +3400,8 @@ export interface components {
       outcome: 'started' | 'skipped'
       /** @description The run it started; null when skipped */
       runId: string | null
-      /** @description Why it started no run: `overlap` (a run of an earlier firing is active), `thread-busy` (the thread's strategy refused it), `missed` (late, catch-up `skip`), `target-unavailable` (the graph, version or thread is gone or archived) */
-      reason: ('overlap' | 'thread-busy' | 'missed' | 'target-unavailable') | null
+      /** @description Why it started no run: `overlap` (a run of an earlier firing is active), `thread-busy` (the thread's strategy refused it), `missed` (late, catch-up `skip`), `target-unavailable` (the graph, version or thread is gone or archived), `input-invalid` (the input does not fit the input schema of the graph version the firing would run; the `schedule.skipped` event names each problem) */
+      reason: ('overlap' | 'thread-busy' | 'missed' | 'target-unavailable' | 'input-invalid') | null
     }
     ScheduleFiringPage: {
       items: components['schemas']['ScheduleFiring'][]
@@ -3027,6 +3445,15 @@ export interface components {
      *         "customer": "c_42"
      *       }
      *     }
+     * @example {
+     *       "graph": "refunds",
+     *       "input": {
+     *         "amount": 80,
+     *         "customer": "c_42"
+     *       },
+     *       "concurrencyKey": "refunds:c_42",
+     *       "concurrencyLimit": 1
+     *     }
      */
     StartRunBody: {
       /** @example refunds */
@@ -3044,6 +3471,10 @@ export interface components {
       input?: {
         [key: string]: unknown
       }
+      /** @description At most `concurrencyLimit` runs of this key (per tenant) hold a slot at once: queued for a worker, running, or waiting (for a person, input or a timer). A run started while they are all taken, or while runs wait already, waits in line (`queued`, with a `linePosition`) and is admitted in the order runs were started when a run of the key ends or is cancelled */
+      concurrencyKey?: components['schemas']['ConcurrencyKey']
+      /** @description Runs of `concurrencyKey` that may hold a slot at once (default 1). Each run keeps the limit it was started with and is admitted while fewer runs than that hold a slot; start the runs of a key with one limit */
+      concurrencyLimit?: number
     }
     /**
      * @example {
@@ -3109,6 +3540,70 @@ export interface components {
             }[]
             else?: string | null
           }
+    }
+    /**
+     * @example {
+     *       "id": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+     *       "type": "schedule.skipped",
+     *       "subjectKind": "schedule",
+     *       "subject": "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d",
+     *       "actor": "schedule:2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d",
+     *       "at": "2025-01-31T09:30:00.000Z",
+     *       "data": {
+     *         "schedule": "2a3b4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d",
+     *         "firingId": "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e",
+     *         "tick": "2025-01-31T09:30:00.000Z",
+     *         "manual": false,
+     *         "reason": "input-invalid",
+     *         "problems": [
+     *           {
+     *             "path": "/orderId",
+     *             "message": "must be string"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    TenantEvent: {
+      /**
+       * Format: uuid
+       * @description Also `data.eventId` of its webhook deliveries
+       */
+      id: string
+      /** @enum {string} */
+      type:
+        | 'thread.created'
+        | 'thread.updated'
+        | 'thread.archived'
+        | 'thread.run.queued'
+        | 'thread.run.interrupted'
+        | 'thread.run.rolled_back'
+        | 'schedule.created'
+        | 'schedule.paused'
+        | 'schedule.resumed'
+        | 'schedule.deleted'
+        | 'schedule.fired'
+        | 'schedule.skipped'
+      /** @enum {string} */
+      subjectKind: 'thread' | 'schedule'
+      /** @description The thread's key or the schedule's id */
+      subject: string
+      /** @description Who made the change: a token subject, or `schedule:<id>` for a tick */
+      actor: string
+      /**
+       * Format: date-time
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      at: string
+      /** @description As in the event type's webhook payload, without `eventId` */
+      data: {
+        [key: string]: unknown
+      }
+    }
+    TenantEventPage: {
+      items: components['schemas']['TenantEvent'][]
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      nextCursor: string | null
     }
     Thread: {
       key: string
@@ -3188,6 +3683,9 @@ export interface components {
       finishedAt: string | null
       forkedFrom: string | null
       forkedSeq: number | null
+      concurrencyKey: components['schemas']['ConcurrencyKey'] | null
+      /** @description The limit of the run's key */
+      concurrencyLimit: number | null
       /**
        * @description The latest checkpoint's state without the engine's `__` keys ({} before one)
        * @example {
@@ -3200,6 +3698,8 @@ export interface components {
       }
       /** @description Ids of pending approvals */
       pendingApprovals: string[]
+      /** @description The run's place in its concurrency key's line (1: admitted next); null once admitted or for a run without a key */
+      linePosition: number | null
       thread: string
       /** @description True while it waits for the thread's active run */
       held: boolean
@@ -3385,6 +3885,7 @@ export interface components {
      *       "eventType": "run.completed",
      *       "runId": "0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11",
      *       "eventSeq": 7,
+     *       "eventId": null,
      *       "status": "succeeded",
      *       "attempts": [
      *         {
@@ -3416,9 +3917,12 @@ export interface components {
       /** Format: uuid */
       webhookId: string
       eventType: string
-      /** Format: uuid */
-      runId: string
-      eventSeq: number
+      /** @description A run event's run; null otherwise */
+      runId: string | null
+      /** @description A run event's number; null otherwise */
+      eventSeq: number | null
+      /** @description A thread or schedule event's id; null for a run event */
+      eventId: string | null
       /** @enum {string} */
       status: 'pending' | 'succeeded' | 'failed'
       attempts: components['schemas']['WebhookDeliveryAttempt'][]
@@ -3579,6 +4083,27 @@ export interface components {
         rejectUrl?: string
       }
     }
+    /** @description The body of a `run.admitted` delivery. */
+    WebhookPayload_run_admitted: {
+      /** @constant */
+      type: 'run.admitted'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        concurrencyKey: string
+        /**
+         * Format: uuid
+         * @description The run the event belongs to
+         */
+        runId: string
+        /** @description The event's id (sequence number) within the run */
+        eventSeq: number
+      }
+    }
     /** @description The body of a `run.cancelled` delivery. */
     WebhookPayload_run_cancelled: {
       /** @constant */
@@ -3666,6 +4191,7 @@ export interface components {
         held?: boolean
         /** Format: uuid */
         schedule?: string
+        concurrencyKey?: string
         /**
          * Format: uuid
          * @description The run the event belongs to
@@ -3734,6 +4260,7 @@ export interface components {
             step: string
             /** Format: uuid */
             approvalId: string
+            approvalIds?: string[]
             atSeq: number
             /**
              * Format: uuid
@@ -3775,6 +4302,152 @@ export interface components {
             eventSeq: number
           }
     }
+    /** @description The body of a `schedule.created` delivery. */
+    WebhookPayload_schedule_created: {
+      /** @constant */
+      type: 'schedule.created'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        target: {
+          graph: string
+          version: number | null
+          thread: string | null
+        }
+        cron: string | null
+        timezone: string | null
+        everyMs: number | null
+        paused: boolean
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `schedule.deleted` delivery. */
+    WebhookPayload_schedule_deleted: {
+      /** @constant */
+      type: 'schedule.deleted'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `schedule.fired` delivery. */
+    WebhookPayload_schedule_fired: {
+      /** @constant */
+      type: 'schedule.fired'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        /** Format: uuid */
+        firingId: string
+        tick: string
+        manual: boolean
+        /** Format: uuid */
+        runId: string
+        held: boolean
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `schedule.paused` delivery. */
+    WebhookPayload_schedule_paused: {
+      /** @constant */
+      type: 'schedule.paused'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `schedule.resumed` delivery. */
+    WebhookPayload_schedule_resumed: {
+      /** @constant */
+      type: 'schedule.resumed'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `schedule.skipped` delivery. */
+    WebhookPayload_schedule_skipped: {
+      /** @constant */
+      type: 'schedule.skipped'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        /** Format: uuid */
+        schedule: string
+        /** Format: uuid */
+        firingId: string
+        tick: string
+        manual: boolean
+        /** @enum {string} */
+        reason: 'overlap' | 'thread-busy' | 'missed' | 'target-unavailable' | 'input-invalid'
+        problems?: {
+          path: string
+          message: string
+        }[]
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
     /** @description The body of a `step.completed` delivery. */
     WebhookPayload_step_completed: {
       /** @constant */
@@ -3795,6 +4468,140 @@ export interface components {
         runId: string
         /** @description The event's id (sequence number) within the run */
         eventSeq: number
+      }
+    }
+    /** @description The body of a `thread.archived` delivery. */
+    WebhookPayload_thread_archived: {
+      /** @constant */
+      type: 'thread.archived'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `thread.created` delivery. */
+    WebhookPayload_thread_created: {
+      /** @constant */
+      type: 'thread.created'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        graph: string
+        version: number | null
+        /** @enum {string} */
+        strategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback'
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `thread.run.interrupted` delivery. */
+    WebhookPayload_thread_run_interrupted: {
+      /** @constant */
+      type: 'thread.run.interrupted'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        /** Format: uuid */
+        runId: string
+        superseded: string[]
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `thread.run.queued` delivery. */
+    WebhookPayload_thread_run_queued: {
+      /** @constant */
+      type: 'thread.run.queued'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        /** Format: uuid */
+        runId: string
+        /** @enum {string} */
+        strategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback'
+        held: boolean
+        /** Format: uuid */
+        schedule?: string
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `thread.run.rolled_back` delivery. */
+    WebhookPayload_thread_run_rolled_back: {
+      /** @constant */
+      type: 'thread.run.rolled_back'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        /** Format: uuid */
+        runId: string
+        superseded: string[]
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
+      }
+    }
+    /** @description The body of a `thread.updated` delivery. */
+    WebhookPayload_thread_updated: {
+      /** @constant */
+      type: 'thread.updated'
+      /**
+       * Format: date-time
+       * @description When the event happened
+       * @example 2025-01-31T09:30:00.000Z
+       */
+      timestamp: string
+      data: {
+        thread: string
+        changed: ('metadata' | 'strategy')[]
+        /** @enum {string} */
+        strategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback'
+        /**
+         * Format: uuid
+         * @description The event's id, as `GET …/events` lists it
+         */
+        eventId: string
       }
     }
     /** @description The body of a `tool.completed` delivery. */
@@ -4839,6 +5646,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description Conflicts with the resource's current state */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description Rate limited; see Retry-After */
       429: {
         headers: {
@@ -5525,6 +6342,154 @@ export interface operations {
       }
     }
   }
+  getRetentionPolicy: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RetentionPolicy']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  putRetentionPolicy: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PutRetentionPolicyBody']
+      }
+    }
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RetentionPolicy']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The request body is too large */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The request body is not application/json */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   listRuns: {
     parameters: {
       query?: {
@@ -5535,6 +6500,7 @@ export interface operations {
         status?: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
         /** @example refunds */
         graph?: string
+        concurrencyKey?: components['schemas']['ConcurrencyKey']
       }
       header?: never
       path?: never
@@ -5633,7 +6599,7 @@ export interface operations {
           'application/json': components['schemas']['Run']
         }
       }
-      /** @description The run is queued */
+      /** @description The run is queued (or waits in its concurrency key line) */
       202: {
         headers: {
           /** @description The new run */
@@ -6691,6 +7657,91 @@ export interface operations {
       }
     }
   }
+  listScheduleEvents: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path: {
+        /** @description The schedule id (a UUID) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TenantEventPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   listScheduleFirings: {
     parameters: {
       query?: {
@@ -7386,6 +8437,94 @@ export interface operations {
       }
     }
   }
+  listThreadEvents: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1–200 */
+        limit?: number
+        /** @description The `nextCursor` of the previous page */
+        cursor?: string
+      }
+      header?: never
+      path: {
+        /**
+         * @description The thread key the caller chose
+         * @example support:customer-42
+         */
+        key: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TenantEventPage']
+        }
+      }
+      /** @description Invalid request: validation failed, or the body or URL is malformed */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Missing or invalid bearer token */
+      401: {
+        headers: {
+          /** @description The RFC 6750 bearer challenge: `error="invalid_token"` with a description for a token that is refused, no error for a request without one */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The token lacks the required scope, or a rule forbids the caller */
+      403: {
+        headers: {
+          /** @description Sent when a scope is missing: `error="insufficient_scope"` and the scope the operation needs */
+          'WWW-Authenticate'?: string
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Rate limited; see Retry-After */
+      429: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number
+          'X-Request-Id': components['headers']['XRequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   listThreadRuns: {
     parameters: {
       query?: {
@@ -8055,6 +9194,44 @@ export interface operations {
       }
     }
   }
+  deliver_run_admitted: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_run_admitted']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
   deliver_run_started: {
     parameters: {
       query?: never
@@ -8606,6 +9783,462 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['WebhookPayload_agent_stopped']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_created: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_created']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_updated: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_updated']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_archived: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_archived']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_run_queued: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_run_queued']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_run_interrupted: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_run_interrupted']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_thread_run_rolled_back: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_thread_run_rolled_back']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_created: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_created']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_paused: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_paused']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_resumed: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_resumed']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_deleted: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_deleted']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_fired: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_fired']
+      }
+    }
+    responses: {
+      /** @description Received: the delivery succeeded */
+      '2XX': {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Any other answer, or none in time: the attempt failed and is retried */
+      default: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+    }
+  }
+  deliver_schedule_skipped: {
+    parameters: {
+      query?: never
+      header: {
+        /** @description The delivery id, the same on every attempt: a receiver that saw it already drops the duplicate */
+        'webhook-id': string
+        /** @description When this attempt was signed, in Unix seconds; refuse one too far from now */
+        'webhook-timestamp': string
+        /** @description Standard Webhooks signatures, `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, one per live secret, space-separated (two during a rotation grace): accept the delivery when any one verifies with a secret you hold */
+        'webhook-signature': string
+        /** @description Weave's webhook sender */
+        'user-agent': 'Weave-Webhooks/1'
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookPayload_schedule_skipped']
       }
     }
     responses: {

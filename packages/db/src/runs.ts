@@ -3,6 +3,12 @@ import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { ApprovalRow } from './approvals/approval-rows.js'
 import { cancelRunApprovals } from './approvals/approval-queries.js'
 import type { TenantTx } from './client.js'
+import {
+  type ConcurrencyKey,
+  lockConcurrencyKey,
+  lockConcurrencyKeyOfHeldRun,
+  placeConcurrencyRun,
+} from './concurrency-keys.js'
 import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
 import { IdempotencyConflictError } from './errors.js'
 import type { Page, PageOptions } from './page.js'
@@ -11,6 +17,7 @@ import type { WaitingOn } from './protocol/waiting-on.js'
 import { type RunStatus, runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
 
+export * from './concurrency-keys.js'
 export { PendingResume, readPendingResume } from './protocol/pending-resume.js'
 export {
   ApprovalWait,
@@ -48,6 +55,11 @@ export interface CreateRunInput {
   thread?: { id: string; seq: number; baseRunId: string | null; held: boolean }
   /** The schedule whose firing starts the run. */
   scheduleId?: string | null
+  /**
+   * A plain run's concurrency key: the run waits in the key's line (`held`) while `limit` runs
+   * of the key hold a slot (concurrency-keys.ts).
+   */
+  concurrency?: ConcurrencyKey | null
 }
 
 /** A created run, or the one an idempotency key already names (`created: false`). */
@@ -65,6 +77,14 @@ export interface CreatedRun {
  */
 export async function createRun(tx: TenantTx, input: CreateRunInput): Promise<CreatedRun> {
   const key = input.idempotencyKey ?? null
+  const concurrency = input.concurrency ?? null
+  // A replay is answered before the key's lock is taken: the lock is never held while waiting
+  // for a run's row, which an end holds while it waits for the lock.
+  if (key !== null && concurrency !== null) {
+    const replay = await findReplay(tx, key, input)
+    if (replay) return { run: replay, created: false }
+  }
+  const placed = concurrency ? await placeConcurrencyRun(tx, concurrency) : null
   const values = {
     ...(input.id === undefined ? {} : { id: input.id }),
     tenantId: tx.tenant,
@@ -79,8 +99,11 @@ export async function createRun(tx: TenantTx, input: CreateRunInput): Promise<Cr
     threadId: input.thread?.id ?? null,
     threadSeq: input.thread?.seq ?? null,
     baseRunId: input.thread?.baseRunId ?? null,
-    held: input.thread?.held ?? false,
+    held: input.thread?.held ?? placed?.held ?? false,
     scheduleId: input.scheduleId ?? null,
+    concurrencyKey: concurrency?.key ?? null,
+    concurrencyLimit: concurrency?.limit ?? null,
+    concurrencySeq: placed?.seq ?? null,
   }
   if (key === null) {
     const [run] = await tx.db.insert(runs).values(values).returning()
@@ -96,23 +119,37 @@ export async function createRun(tx: TenantTx, input: CreateRunInput): Promise<Cr
       })
       .returning()
     if (run) return { run, created: true }
-    const [existing] = await tx.db
-      .select()
-      .from(runs)
-      .where(and(eq(runs.tenantId, tx.tenant), eq(runs.idempotencyKey, key)))
-      .for('no key update')
-    // Released between our insert and select by a concurrent expiry: try the insert again.
-    if (!existing) continue
-    const ttl = input.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS
-    if (Date.now() - existing.createdAt.getTime() >= ttl) {
-      await tx.db.update(runs).set({ idempotencyKey: null }).where(eq(runs.id, existing.id))
-      continue
-    }
-    if (existing.requestHash !== (input.requestHash ?? null)) {
-      throw new IdempotencyConflictError(key, existing.id)
-    }
-    return { run: existing, created: false }
+    const replay = await findReplay(tx, key, input)
+    if (replay) return { run: replay, created: false }
   }
+}
+
+/**
+ * The run an idempotency key names, locked, when a start with that key is a replay of it; null
+ * when the key is free (never used, or released here because it expired).
+ * @throws IdempotencyConflictError when the key was used with another request hash.
+ */
+async function findReplay(
+  tx: TenantTx,
+  key: string,
+  input: CreateRunInput,
+): Promise<RunRow | null> {
+  const [existing] = await tx.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.tenantId, tx.tenant), eq(runs.idempotencyKey, key)))
+    .for('no key update')
+  // Released between an insert and this select by a concurrent expiry: the insert is tried again.
+  if (!existing) return null
+  const ttl = input.idempotencyTtlMs ?? IDEMPOTENCY_TTL_MS
+  if (Date.now() - existing.createdAt.getTime() >= ttl) {
+    await tx.db.update(runs).set({ idempotencyKey: null }).where(eq(runs.id, existing.id))
+    return null
+  }
+  if (existing.requestHash !== (input.requestHash ?? null)) {
+    throw new IdempotencyConflictError(key, existing.id)
+  }
+  return existing
 }
 
 /** The run, or null (also for an id that is not a UUID). */
@@ -143,6 +180,7 @@ export async function getRunForUpdate(tx: TenantTx, id: string): Promise<RunRow 
 export interface ListRunsOptions extends PageOptions {
   status?: RunStatus | RunStatus[]
   graph?: string
+  concurrencyKey?: string
 }
 
 /**
@@ -161,6 +199,9 @@ export async function listRuns(tx: TenantTx, options: ListRunsOptions = {}): Pro
         eq(runs.tenantId, tx.tenant),
         statuses ? inArray(runs.status, statuses) : undefined,
         options.graph === undefined ? undefined : eq(runs.graphName, options.graph),
+        options.concurrencyKey === undefined
+          ? undefined
+          : eq(runs.concurrencyKey, options.concurrencyKey),
         olderThan(runs.createdAt, runs.id, after),
       ),
     )
@@ -328,6 +369,9 @@ export interface CancelRequest {
  */
 export async function requestRunCancel(tx: TenantTx, id: string): Promise<CancelRequest | null> {
   if (!isUuid(id)) return null
+  // A run waiting in its concurrency key's line is locked only under the key's lock, as an
+  // admission locks it (concurrency-keys.ts).
+  await lockConcurrencyKeyOfHeldRun(tx, id)
   const [row] = await tx.db
     .update(runs)
     .set({
@@ -367,6 +411,10 @@ export async function requestResume(
   request: PendingResume,
 ): Promise<RunRow | null> {
   if (!isUuid(id)) return null
+  if (request.reason === 'retry') {
+    const run = await getRun(tx, id)
+    if (run?.concurrencyKey) await lockConcurrencyKey(tx, run.concurrencyKey)
+  }
   const waitsHere =
     request.reason === 'input'
       ? sql`${runs.status} = 'waiting' and ${runs.waitingOn}->>'kind' = 'input'`
@@ -387,6 +435,15 @@ export async function requestResume(
           ? sql`(${runs.threadId} is null or not exists (
               select 1 from runs a where a.thread_id = ${runs.threadId} and a.id <> ${runs.id}
                 and not a.held and a.status in ('queued', 'running', 'waiting')))`
+          : undefined,
+        // A failed run of a concurrency key runs again only into a free slot with nobody in
+        // line (its key is locked above, so the count holds until commit).
+        request.reason === 'retry'
+          ? sql`(runs.concurrency_key is null or (
+              weave_concurrency_slots_taken(runs.tenant_id, runs.concurrency_key)
+                < runs.concurrency_limit
+              and not exists (select 1 from runs l where l.tenant_id = runs.tenant_id
+                and l.concurrency_key = runs.concurrency_key and l.held and l.status = 'queued')))`
           : undefined,
       ),
     )

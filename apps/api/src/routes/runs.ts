@@ -24,15 +24,19 @@ import { auditContext } from './audit-context.js'
 
 const TAGS = ['runs']
 const RUN_LOCATION = locationHeader('The new run', '/v1/runs/0b8f5a52-6c1e-4f7a-9a43-2b1d0c9e7f11')
+type RunExample = keyof typeof RUN_EXAMPLES
 const runAnswer = (
   description: string,
-  example: keyof typeof RUN_EXAMPLES,
+  example: RunExample | RunExample[],
   headers?: Record<string, ReturnType<typeof locationHeader>>,
 ) => ({
   description,
   ...(headers ? { headers } : {}),
   content: {
-    'application/json': { schema: RunView, examples: { [example]: RUN_EXAMPLES[example] } },
+    'application/json': {
+      schema: RunView,
+      examples: Object.fromEntries([example].flat().map((name) => [name, RUN_EXAMPLES[name]])),
+    },
   },
 })
 
@@ -61,7 +65,10 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
           'it and steps it until it completes, fails or waits (for an approval, input or a ' +
           'timer); follow it with `GET /v1/runs/{id}` or its event stream. With an ' +
           '`Idempotency-Key`, the same request sent again within 24 h answers 200 with the run ' +
-          'it started; the same key with another body is 409.',
+          'it started; the same key with another body is 409. With a `concurrencyKey`, at most ' +
+          '`concurrencyLimit` runs of the key hold a slot at once; a run started beyond that ' +
+          'waits in line (`queued` with a `linePosition`, no worker takes it) and is admitted in ' +
+          'start order, with a `run.admitted` event, when a run of the key ends or is cancelled.',
         tags: TAGS,
         headers: StartRunHeaders,
         body: StartRunBody,
@@ -70,7 +77,11 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
             ...IDEMPOTENT_REPLAYED,
             Location: RUN_LOCATION,
           }),
-          202: runAnswer('The run is queued', 'queued', { Location: RUN_LOCATION }),
+          202: runAnswer(
+            'The run is queued (or waits in its concurrency key line)',
+            ['queued', 'inLine'],
+            { Location: RUN_LOCATION },
+          ),
           ...problemResponses(
             INPUT_REFUSED,
             401,
@@ -107,8 +118,9 @@ export const runRoutes: FastifyPluginAsyncZod<ApiServices> = async (app, { runs 
         operationId: 'listRuns',
         summary: "List the tenant's runs, newest first",
         description:
-          'Runs without their state, newest first, optionally only those of one `status` or ' +
-          '`graph`; paged with `limit` and `cursor` (`nextCursor` of the previous page).',
+          'Runs without their state, newest first, optionally only those of one `status`, ' +
+          '`graph` or `concurrencyKey`; paged with `limit` and `cursor` (`nextCursor` of the ' +
+          'previous page).',
         tags: TAGS,
         querystring: ListRunsQuery,
         response: { 200: RunPage, ...problemResponses(400, 'invalid-cursor', 401, 403, 429) },

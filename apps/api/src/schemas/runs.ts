@@ -17,6 +17,16 @@ const APPROVAL_ID = '5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
 /** A run's status. */
 export const RunStatus = z.enum(RUN_STATUSES)
 
+/** A concurrency key: the caller's name for a group of runs of which at most N run at once. */
+export const ConcurrencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, {
+    error: 'letters, digits and . _ : @ - only, starting with a letter or digit',
+  })
+  .meta({ id: 'ConcurrencyKey', examples: ['refunds:c_42'] })
+
 /** `POST /v1/runs`. */
 export const StartRunBody = z
   .strictObject({
@@ -27,10 +37,41 @@ export const StartRunBody = z
         "The run's initial state; checked against the spec's input schema. Top-level keys " +
         "must not start with `__` or be an approval step's record key (its `saveAs`)",
     }),
+    concurrencyKey: ConcurrencyKey.optional().meta({
+      description:
+        'At most `concurrencyLimit` runs of this key (per tenant) hold a slot at once: queued ' +
+        'for a worker, running, or waiting (for a person, input or a timer). A run started ' +
+        'while they are all taken, or while runs wait already, waits in line (`queued`, with ' +
+        'a `linePosition`) and is admitted in the order runs were started when a run of the ' +
+        'key ends or is cancelled',
+    }),
+    concurrencyLimit: z
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({
+        description:
+          'Runs of `concurrencyKey` that may hold a slot at once (default 1). Each run keeps the ' +
+          'limit it was started with and is admitted while fewer runs than that hold a slot; ' +
+          'start the runs of a key with one limit',
+      }),
+  })
+  .refine((body) => body.concurrencyLimit === undefined || body.concurrencyKey !== undefined, {
+    path: ['concurrencyLimit'],
+    message: 'concurrencyLimit needs a concurrencyKey',
   })
   .meta({
     id: 'StartRunBody',
-    examples: [{ graph: 'refunds', input: { amount: 120, customer: 'c_42' } }],
+    examples: [
+      { graph: 'refunds', input: { amount: 120, customer: 'c_42' } },
+      {
+        graph: 'refunds',
+        input: { amount: 80, customer: 'c_42' },
+        concurrencyKey: 'refunds:c_42',
+        concurrencyLimit: 1,
+      },
+    ],
   })
 /** `POST /v1/runs`. */
 export type StartRunBody = z.infer<typeof StartRunBody>
@@ -100,6 +141,8 @@ export const RunSummary = z
     finishedAt: Timestamp.nullable(),
     forkedFrom: z.uuid().nullable(),
     forkedSeq: z.int().nullable(),
+    concurrencyKey: ConcurrencyKey.nullable(),
+    concurrencyLimit: z.int().nullable().meta({ description: "The limit of the run's key" }),
   })
   .meta({ id: 'RunSummary' })
 /** A run without its state. */
@@ -111,6 +154,15 @@ export const RunView = RunSummary.extend({
     description: "The latest checkpoint's state without the engine's `__` keys ({} before one)",
   }),
   pendingApprovals: z.array(z.uuid()).meta({ description: 'Ids of pending approvals' }),
+  linePosition: z
+    .int()
+    .min(1)
+    .nullable()
+    .meta({
+      description:
+        "The run's place in its concurrency key's line (1: admitted next); null once admitted " +
+        'or for a run without a key',
+    }),
 }).meta({
   id: 'Run',
   examples: [
@@ -138,6 +190,9 @@ export const RunView = RunSummary.extend({
       finishedAt: null,
       forkedFrom: null,
       forkedSeq: null,
+      concurrencyKey: null,
+      concurrencyLimit: null,
+      linePosition: null,
     },
   ],
 })
@@ -156,6 +211,9 @@ const RUN_BASE = {
   finishedAt: null,
   forkedFrom: null,
   forkedSeq: null,
+  concurrencyKey: null,
+  concurrencyLimit: null,
+  linePosition: null,
 }
 
 /** Example answers of the run operations, each in the state that operation leaves a run. */
@@ -188,6 +246,22 @@ export const RUN_EXAMPLES = {
       createdAt: '2025-01-31T10:00:00.000Z',
       forkedFrom: RUN_ID,
       forkedSeq: 1,
+    },
+  },
+  inLine: {
+    summary: 'A run waiting in its concurrency key line, second to be admitted',
+    value: {
+      ...RUN_BASE,
+      status: 'queued',
+      lastStep: null,
+      steps: 0,
+      state: {},
+      pendingApprovals: [],
+      waitingOn: null,
+      updatedAt: '2025-01-31T09:30:00.000Z',
+      concurrencyKey: 'refunds:c_42',
+      concurrencyLimit: 1,
+      linePosition: 2,
     },
   },
   waiting: {
@@ -267,6 +341,7 @@ export type RunPage = z.infer<typeof RunPage>
 export const ListRunsQuery = PageQuery.extend({
   status: RunStatus.optional(),
   graph: GraphName.optional(),
+  concurrencyKey: ConcurrencyKey.optional(),
 })
 
 /** One history entry of a run. */

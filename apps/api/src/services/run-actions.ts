@@ -3,6 +3,7 @@ import {
   TERMINAL_RUN_STATUSES,
   appendRunEvent,
   createRun,
+  readyConcurrencyRuns,
   readyThreadRuns,
   requestRunCancel,
   withTenant,
@@ -130,8 +131,11 @@ export function createRunActions(
             details: { cancelledNow, cancelledApprovals },
           },
         )
-        // Cancelling a thread's run at once released the next run of its thread (if any).
-        return cancelledNow && run.threadId ? readyThreadRuns(tx, run.threadId) : []
+        // Cancelling a run at once released the next run of its thread or of its concurrency
+        // key (if any), in this transaction (weave_admit_concurrency_runs).
+        if (!cancelledNow) return []
+        if (run.threadId) return readyThreadRuns(tx, run.threadId)
+        return run.concurrencyKey ? readyConcurrencyRuns(tx, run.concurrencyKey) : []
       })
       for (const next of released) {
         await enqueueOrDefer(deps, 'run', { runId: next.id, tenant }, context)

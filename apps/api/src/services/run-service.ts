@@ -1,6 +1,7 @@
 import type { Json } from '@weave/kernel'
 import {
   appendRunEvent,
+  concurrencyLinePosition,
   createRun,
   hashJson,
   listRunEvents,
@@ -22,7 +23,7 @@ import type {
   StartRunBody,
 } from '../schemas/runs.js'
 import type { z } from 'zod'
-import { readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
+import { missingCheckpointError, readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
 import { refuseClientState } from './client-input.js'
 import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
 import { createRunActions, type RunActions } from './run-actions.js'
@@ -68,7 +69,10 @@ export function createRunService(deps: ServiceDeps): RunService {
     if (!found) throw new NotFoundError(`No run ${id}.`, { problem: 'run-not-found' })
     const { run, pendingApprovals } = found
     const checkpoint = await readCheckpoint(tenantStore(database, tenant), run.graphName, run.id)
-    return toRunView(run, visibleState(checkpoint), pendingApprovals)
+    const position = run.held
+      ? await withTenant(database, tenant, (tx) => concurrencyLinePosition(tx, run))
+      : null
+    return toRunView(run, visibleState(checkpoint), pendingApprovals, position)
   }
 
   return {
@@ -76,7 +80,7 @@ export function createRunService(deps: ServiceDeps): RunService {
     get,
 
     async start(tenant, principal, body, { idempotencyKey, context }) {
-      const { run, created } = await withTenant(database, tenant, async (tx) => {
+      const { run, created, position } = await withTenant(database, tenant, async (tx) => {
         const version = await runnableVersion(tx, body.graph, body.version)
         const spec = GraphSpec.parse(version.spec)
         refuseClientState(body.input, spec, validateRunInput(spec, body.input))
@@ -87,9 +91,19 @@ export function createRunService(deps: ServiceDeps): RunService {
           createdBy: principal.subject,
           idempotencyKey: idempotencyKey ?? null,
           requestHash: idempotencyKey === undefined ? null : hashJson(body),
+          concurrency:
+            body.concurrencyKey === undefined
+              ? null
+              : { key: body.concurrencyKey, limit: body.concurrencyLimit ?? 1 },
         })
         if (result.created) {
-          const details = { graph: body.graph, version: version.version }
+          const details = {
+            graph: body.graph,
+            version: version.version,
+            ...(result.run.concurrencyKey === null
+              ? {}
+              : { concurrencyKey: result.run.concurrencyKey, held: result.run.held }),
+          }
           await appendRunEvent(tx, result.run.id, 'run.queued', details)
           await auditRequest(
             tx,
@@ -101,12 +115,16 @@ export function createRunService(deps: ServiceDeps): RunService {
             },
           )
         }
-        return result
+        return { ...result, position: await concurrencyLinePosition(tx, result.run) }
       })
-      if (run.status === 'queued') {
+      // A run waiting in its concurrency key's line gets its job when it is admitted.
+      if (run.status === 'queued' && !run.held) {
         await enqueueOrDefer(deps, 'run', { runId: run.id, tenant }, context)
       }
-      return { run: created ? toRunView(run, {}, []) : await get(tenant, run.id), created }
+      return {
+        run: created ? toRunView(run, {}, [], position) : await get(tenant, run.id),
+        created,
+      }
     },
 
     async list(tenant, query) {
@@ -125,11 +143,7 @@ export function createRunService(deps: ServiceDeps): RunService {
       const run = await withTenant(database, tenant, (tx) => requireRun(tx, id))
       const store = tenantStore(database, tenant)
       const checkpoint = await readCheckpoint(store, run.graphName, run.id, seq)
-      if (!checkpoint) {
-        throw new NotFoundError(`Run ${id} has no checkpoint ${seq}.`, {
-          problem: 'checkpoint-not-found',
-        })
-      }
+      if (!checkpoint) throw missingCheckpointError(run, seq)
       const { state: _state, ...info } = checkpoint
       return { ...info, state: visibleState(checkpoint) }
     },

@@ -22,12 +22,19 @@ export function toRunSummary(run: RunRow): RunSummary {
     finishedAt: run.finishedAt?.toISOString() ?? null,
     forkedFrom: run.forkedFrom,
     forkedSeq: run.forkedSeq,
+    concurrencyKey: run.concurrencyKey,
+    concurrencyLimit: run.concurrencyLimit,
   }
 }
 
-/** A run row with its state and pending approvals. */
-export function toRunView(run: RunRow, state: JsonObject, pendingApprovals: string[]): RunView {
-  return { ...toRunSummary(run), state, pendingApprovals }
+/** A run row with its state, pending approvals and place in its concurrency key's line. */
+export function toRunView(
+  run: RunRow,
+  state: JsonObject,
+  pendingApprovals: string[],
+  linePosition: number | null = null,
+): RunView {
+  return { ...toRunSummary(run), state, pendingApprovals, linePosition }
 }
 
 /**

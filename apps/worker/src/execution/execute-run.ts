@@ -3,6 +3,7 @@ import {
   isDatabaseUnavailable,
   StepRefusedError,
   transitionRun,
+  readyConcurrencyRuns,
   readyThreadRuns,
   renewRunLease,
   withTenant,
@@ -62,7 +63,10 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
     await failUncompilable(deps, run, claimed.leaseToken, err)
     return null
   })
-  if (!compiled) return { outcome: 'failed', stopReason: 'error', steps: 0 }
+  if (!compiled) {
+    await startReleasedRuns(deps, run)
+    return { outcome: 'failed', stopReason: 'error', steps: 0 }
+  }
   const { graph, spec } = compiled
   const flight = await deps.inflight.begin({
     tenant: run.tenantId,
@@ -89,7 +93,7 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
     }
     if (isInfrastructureStop(result)) return { outcome: 'unavailable', error: result.error! }
     const outcome = await applyStop(deps, run, flight, result)
-    if (run.threadId !== null && ENDED.includes(outcome)) await startNextThreadRun(deps, run)
+    if (ENDED.includes(outcome)) await startReleasedRuns(deps, run)
     return { outcome, stopReason: result.stopReason, steps: result.steps }
   } finally {
     clearInterval(renewal)
@@ -137,15 +141,17 @@ function renewClaim(deps: ExecuteDeps, flight: Flight): NodeJS.Timeout {
 const ENDED: readonly StopOutcome[] = ['completed', 'failed', 'cancelled']
 
 /**
- * Enqueues the thread's run that the end of this one released (weave_release_thread_run did, in
- * the transaction that ended it). A failed enqueue only delays it: the reconciler adds the job of
- * a queued run that has none.
+ * Enqueues the runs the end of this one released: the next run of its thread
+ * (weave_release_thread_run) or of its concurrency key (weave_admit_concurrency_runs), admitted
+ * in the transaction that ended it. A failed enqueue only delays them: the reconciler adds the
+ * job of a queued run that has none.
  */
-async function startNextThreadRun(deps: ExecuteDeps, run: RunRow): Promise<void> {
-  const threadId = run.threadId as string
+async function startReleasedRuns(deps: ExecuteDeps, run: RunRow): Promise<void> {
+  const { threadId, concurrencyKey } = run
+  if (threadId === null && concurrencyKey === null) return
   try {
     const ready = await withTenant(deps.database, run.tenantId, (tx) =>
-      readyThreadRuns(tx, threadId),
+      threadId !== null ? readyThreadRuns(tx, threadId) : readyConcurrencyRuns(tx, concurrencyKey!),
     )
     for (const next of ready)
       await deps.jobs.enqueue('run', { runId: next.id, tenant: run.tenantId })

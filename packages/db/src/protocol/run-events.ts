@@ -32,7 +32,11 @@ export const RUN_EVENT_DATA = {
     held: z.boolean().optional(),
     /** The schedule whose firing started the run. */
     schedule: z.uuid().optional(),
+    /** The run's concurrency key; `held` says whether it waits in the key's line. */
+    concurrencyKey: z.string().optional(),
   }),
+  /** A run that waited in its concurrency key's line took a free slot. */
+  'run.admitted': z.object({ concurrencyKey: z.string() }),
   'run.started': z.object({}),
   'step.completed': z.object({
     /** The step's path from the root run (`review/approve` inside subgraph step `review`). */

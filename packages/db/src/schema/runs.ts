@@ -75,9 +75,22 @@ export const runs = pgTable(
     held: boolean('held').notNull().default(false),
     // The schedule whose firing started the run.
     scheduleId: uuid('schedule_id'),
+    // A plain run's concurrency key (concurrency-keys.ts): at most `concurrency_limit` runs of the key
+    // hold a slot at once per tenant; the others wait `held`, in `concurrency_seq` order, and the
+    // run that ends admits the next (weave_admit_concurrency_runs).
+    concurrencyKey: text('concurrency_key'),
+    concurrencyLimit: integer('concurrency_limit'),
+    // The run's place among all runs of its key, taken under the key's lock: the line's order.
+    concurrencySeq: integer('concurrency_seq'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
     finishedAt: timestamptz('finished_at'),
+    // The checkpoint seq retention last applied its policy at (retention.ts): a finished run
+    // whose checkpoint seq differs (never seen, or resumed since) is one the next pass visits.
+    retainedSeq: integer('retained_seq'),
+    // When retention deletes the finished run (its policy's runDays after it finished); null:
+    // kept.
+    expiresAt: timestamptz('expires_at'),
   },
   (t) => [
     foreignKey({
@@ -111,6 +124,36 @@ export const runs = pgTable(
       .where(
         sql`thread_id is not null and not held and status in ('queued', 'running', 'waiting')`,
       ),
+    check(
+      'runs_concurrency_check',
+      sql`(concurrency_key is null) = (concurrency_limit is null)
+        and (concurrency_key is null) = (concurrency_seq is null)
+        and (concurrency_limit is null or concurrency_limit >= 1)
+        and (concurrency_key is null or thread_id is null)`,
+    ),
+    uniqueIndex('runs_concurrency_seq')
+      .on(t.tenantId, t.concurrencyKey, t.concurrencySeq)
+      .where(sql`concurrency_key is not null`),
+    // The runs holding or awaiting a slot of a key: what an admission counts and scans.
+    index('runs_concurrency_active')
+      .on(t.tenantId, t.concurrencyKey, t.concurrencySeq)
+      .where(sql`concurrency_key is not null and status in ('queued', 'running', 'waiting')`),
+    // Finished runs retention has not applied its policy to since their last checkpoint.
+    index('runs_retention_pending')
+      .on(t.finishedAt, t.id)
+      .where(
+        sql`status in ('completed', 'failed', 'cancelled') and retained_seq is distinct from checkpoint_seq`,
+      ),
+    index('runs_expires_at')
+      .on(t.expiresAt, t.id)
+      .where(sql`expires_at is not null`),
+    // Retention keeps a run another still needs, and deleting a run checks these references.
+    index('runs_forked_from')
+      .on(t.forkedFrom)
+      .where(sql`forked_from is not null`),
+    index('runs_base_run_id')
+      .on(t.baseRunId)
+      .where(sql`base_run_id is not null`),
     index('runs_schedule_active')
       .on(t.scheduleId)
       .where(sql`schedule_id is not null and status in ('queued', 'running', 'waiting')`),
