@@ -254,6 +254,34 @@ describe('the budgets of an agent whose subgraph tool runs agents', () => {
     expect(c.usage).toMatchObject({ inputTokens: 110, outputTokens: 55 })
   })
 
+  it('counts what the child spent once when the run is resumed after the child failed past its agent', async () => {
+    const studyThenTotal = GraphSpec.parse({
+      entry: 'study',
+      steps: {
+        study: { kind: 'agent', model: 'm', prompt: 'Study {{ topic }}', tools: {}, next: 'total' },
+        total: { kind: 'handler', name: 'catalog.total' },
+      },
+    })
+    const deps = {
+      handlers,
+      llm: { baseUrl: `${model.origin}/v1`, backoffMs: 1 },
+      loadSubgraph: async (name: string) => (await compileGraph(name, studyThenTotal, deps)).graph,
+    }
+    const graph = (await compileGraph('planner', planner(), deps)).graph
+    const store = new MemStore()
+    failNextTotal = true
+    const failed = await graph.run({}, { store })
+    expect(failed.stopReason).toBe('error')
+    const done = await graph.resume(failed.runId, {}, { store })
+    expect(done.stopReason).toBe('completed')
+    // The child's model was asked once, and what it spent is counted once.
+    expect(requests().filter(isChild)).toHaveLength(1)
+    expect((done.state.plan as Conversation).usage).toMatchObject({
+      inputTokens: 120,
+      outputTokens: 60,
+    })
+  })
+
   it('lets a subgraph tool run an agent that never asks a person, and no other', async () => {
     const valid = await validateSpec(planner(), { resolveGraph: () => research })
     expect(valid.ok ? [] : valid.problems).toEqual([])
