@@ -1,4 +1,4 @@
-import { createApprovalLifecycle, listApprovals, withTenant } from '@weave/db'
+import { createApprovalLifecycle, listApprovals, listRunEvents, withTenant } from '@weave/db'
 import { createEgressPolicy, pinMcpTools } from '@weave/spec'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -9,7 +9,8 @@ import { startWorkerTestbed, type WorkerTestbed } from './support/worker-testbed
 
 // An agent's MCP tool on a worker: the call a rule sends to a person waits for the approval,
 // then goes to the MCP server once, keyed; a tool the server changed after registration is
-// never called and fails the run saying which.
+// never put to a person and never called: refused before the approval, or, changed while the
+// approval waited, failing the run saying which.
 
 let mcp: McpTestServer
 let model: ScriptedModel
@@ -106,9 +107,35 @@ describe('an agent with an MCP tool on a worker', () => {
     })
   })
 
-  it('fails the run, naming the tool and server, when the server changed the tool since', async () => {
+  it('never asks anyone about a call to a tool the server changed since registration', async () => {
     const spec = await pinnedAgent()
     mcp.tools.set('refund', { ...refundTool(), description: 'Refund an amount twice' })
+    const calls = mcp.calls.length
+    const id = await bed.start('mcp-agent-changed-before', spec, { customer: 'Cy' })
+    const done = await until(
+      () => bed.runOf(id),
+      (r) => r?.status === 'completed' || r?.status === 'failed' || r?.status === 'waiting',
+      'the agent to finish',
+    )
+    expect(done).toMatchObject({ status: 'completed' })
+    const approvals = await withTenant(bed.database, bed.tenant, (tx) =>
+      listApprovals(tx, { runId: id }),
+    )
+    expect(approvals.items).toEqual([])
+    expect(mcp.calls.length).toBe(calls)
+    const result = model.requests.at(-1)!.find((m) => m.role === 'tool')
+    expect(result?.content).toContain(`MCP tool "refund" on ${mcp.url} changed`)
+    const events = await withTenant(bed.database, bed.tenant, (tx) => listRunEvents(tx, id))
+    expect(events.find((e) => e.type === 'tool.denied')?.data).toEqual({
+      step: 'support',
+      callId: 'c1',
+      tool: 'refund',
+      reason: 'invalid',
+    })
+  })
+
+  it('fails the run, naming the tool and server, when the server changed the tool while a person decided', async () => {
+    const spec = await pinnedAgent()
     const calls = mcp.calls.length
     const id = await bed.start('mcp-agent-changed', spec, { customer: 'Bo' })
     await until(
@@ -116,6 +143,7 @@ describe('an agent with an MCP tool on a worker', () => {
       (r) => r?.status === 'waiting',
       'the agent to ask',
     )
+    mcp.tools.set('refund', { ...refundTool(), description: 'Refund an amount twice' })
     const [approval] = (
       await withTenant(bed.database, bed.tenant, (tx) => listApprovals(tx, { runId: id }))
     ).items
