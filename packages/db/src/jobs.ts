@@ -76,6 +76,13 @@ export const AnchorAuditJob = z.object({}).strict()
 export type AnchorAuditJob = z.infer<typeof AnchorAuditJob>
 
 /**
+ * `apply-retention`: apply every tenant's retention policies once (retention-pass.ts); fired by
+ * a job scheduler.
+ */
+export const ApplyRetentionJob = z.object({}).strict()
+export type ApplyRetentionJob = z.infer<typeof ApplyRetentionJob>
+
+/**
  * `fire-schedule`: one tick of a schedule, added by the schedule's BullMQ job scheduler (its
  * tick's time is the job's `prevMillis`). The firing itself is decided in Postgres.
  */
@@ -158,6 +165,12 @@ export const JOBS = {
     name: 'anchor-audit',
     payload: AnchorAuditJob,
     id: () => 'anchor-audit',
+  }),
+  applyRetention: job({
+    queue: 'maintenance',
+    name: 'apply-retention',
+    payload: ApplyRetentionJob,
+    id: () => 'apply-retention',
   }),
 } as const
 

@@ -46,6 +46,7 @@ describe('migrateDatabase', () => {
       'audit_pending',
       'graph_versions',
       'graphs',
+      'retention_policies',
       'run_events',
       'runs',
       'schedule_firings',

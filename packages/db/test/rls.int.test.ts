@@ -41,7 +41,7 @@ const TABLES = [
   'weave_kv',
 ]
 // Tables whose isolation the API's and worker's tests show per feature (threads.int,
-// schedules.int, audit-anchors.int, thread-schedule-events.int); here they are held to row-level security being on, and to
+// schedules.int, audit-anchors.int, thread-schedule-events.int, retention.int); here they are held to row-level security being on, and to
 // showing nothing without a tenant.
 const FEATURE_TABLES = [
   'threads',
@@ -50,6 +50,7 @@ const FEATURE_TABLES = [
   'audit_anchors',
   'audit_pending',
   'tenant_events',
+  'retention_policies',
 ]
 const secretsKey = randomBytes(32)
 
