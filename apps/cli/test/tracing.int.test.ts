@@ -35,6 +35,8 @@ let api: ComposedApi
 let worker: Awaited<ReturnType<typeof runWorker>>
 let watch: DependencyWatch
 let baseUrl: string
+let port: number
+let token: string
 
 async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
@@ -67,6 +69,27 @@ function only(name: string, where: (s: ReadableSpan) => boolean = () => true): R
   return found[0]!
 }
 
+/** Sends an authorized request to the API; fails the test unless it succeeds. */
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
 beforeAll(async () => {
   tracing = startTracing(['weave-api', 'weave-worker'], { exporter })!
   server = createServer((req, res) => {
@@ -78,7 +101,7 @@ beforeAll(async () => {
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as AddressInfo).port
+  port = (server.address() as AddressInfo).port
 
   const databaseUrl = Object.assign(new URL(TEST_DATABASE_URL), {
     pathname: `/${databaseName}`,
@@ -105,24 +128,26 @@ beforeAll(async () => {
   api = composeApi(config, log, watch, { tracer: tracing.tracerOf('weave-api') })
   baseUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
 
-  const token = await mintDevToken({
+  token = await mintDevToken({
     secret: SECRET,
     tenant,
     subject: 'tracer',
-    scopes: ['graphs:write', 'runs:write', 'runs:read', 'webhooks:manage'],
+    scopes: [
+      'graphs:write',
+      'runs:write',
+      'runs:read',
+      'webhooks:manage',
+      'approvals:read',
+      'approvals:decide',
+    ],
     audience: 'weave',
     expiresIn: '10m',
   })
-  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    })
-    expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300)
-  }
-  await call('/v1/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['run.completed'] })
-  await call('/v1/graphs', {
+  await call('POST', '/v1/webhooks', {
+    url: `http://127.0.0.1:${port}/hook`,
+    events: ['run.completed'],
+  })
+  await call('POST', '/v1/graphs', {
     name: 'traced',
     spec: {
       entry: 'call',
@@ -139,6 +164,7 @@ beforeAll(async () => {
   })
   exporter.reset()
   await call(
+    'POST',
     '/v1/runs',
     { graph: 'traced', input: { n: 1 } },
     { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'caller=1' },
@@ -227,5 +253,63 @@ describe('tracing from the API through the queue to the worker', () => {
     expect(hook[0]!.headers.traceparent).toBe(
       `00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`,
     )
+  })
+})
+
+describe('tracing a run resumed by a decision', () => {
+  it("continues the deciding request's trace, not the starting one's", async () => {
+    await call('POST', '/v1/graphs', {
+      name: 'gated',
+      spec: {
+        entry: 'review',
+        steps: {
+          review: { kind: 'approval', title: 'Call?', next: 'after' },
+          after: { kind: 'http', method: 'POST', url: `http://127.0.0.1:${port}/after` },
+        },
+      },
+    })
+    const started = randomBytes(16).toString('hex')
+    const run = await call(
+      'POST',
+      '/v1/runs',
+      { graph: 'gated' },
+      { traceparent: `00-${started}-${randomBytes(8).toString('hex')}-01` },
+    )
+    let waiting: Record<string, unknown> = {}
+    const deadline = Date.now() + 20_000
+    while (waiting.status !== 'waiting') {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the approval')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      waiting = await call('GET', `/v1/runs/${String(run.id)}`)
+    }
+    const approvalId = (waiting.waitingOn as { approvalId: string }).approvalId
+    const decided = randomBytes(16).toString('hex')
+    await call(
+      'POST',
+      `/v1/approvals/${approvalId}/decision`,
+      { decision: 'approve' },
+      { traceparent: `00-${decided}-${randomBytes(8).toString('hex')}-01` },
+    )
+    await until(
+      () => received.filter((r) => r.path === '/after'),
+      (found) => found.length === 1,
+      "the resumed run's call",
+    )
+    const decision = only('POST /v1/approvals/:id/decision')
+    expect(decision.spanContext().traceId).toBe(decided)
+    const resume = await until(
+      () => spans().filter((s) => s.name === 'process resume'),
+      (found) => found.length === 1,
+      'the resume job span',
+    )
+    expect(resume[0]!.spanContext().traceId).toBe(decided)
+    expect(parentOf(resume[0]!)).toBe(decision.spanContext().spanId)
+    const step = only('step after')
+    expect(step.spanContext().traceId).toBe(decided)
+    const after = received.find((r) => r.path === '/after')!
+    expect(after.headers.traceparent).toMatch(new RegExp(`^00-${decided}-[0-9a-f]{16}-01$`))
+    expect(
+      spans().some((s) => s.name === 'step review' && s.spanContext().traceId === started),
+    ).toBe(true)
   })
 })
