@@ -11,7 +11,11 @@ export const Scope = z.enum([
   // Issues page links that decide as the named approver they are addressed to.
   'approvals:link',
   'audit:read',
+  // Signs the head of the tenant's audit chain on demand: a write, so reading is not enough.
+  'audit:anchor',
   'webhooks:manage',
+  // Sets the tenant's retention policy: how long finished runs and their history are kept.
+  'retention:manage',
 ])
 /** A scope a route can require. */
 export type Scope = z.infer<typeof Scope>

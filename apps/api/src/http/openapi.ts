@@ -22,6 +22,7 @@ const TAGS = [
   { name: 'approvals', description: 'Read and decide approvals' },
   { name: 'webhooks', description: 'Outbound webhook subscriptions and deliveries' },
   { name: 'audit', description: 'The tamper-evident audit log' },
+  { name: 'retention', description: 'How long finished runs and their history are kept' },
   { name: 'operations', description: 'Health, readiness, metrics and this document' },
 ]
 

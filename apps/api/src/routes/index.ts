@@ -7,6 +7,7 @@ import { auditAnchorRoutes } from './audit-anchors.js'
 import { auditRoutes } from './audit.js'
 import { graphRoutes } from './graphs.js'
 import { runEventRoutes } from './run-events.js'
+import { retentionRoutes } from './retention.js'
 import { runRoutes } from './runs.js'
 import { scheduleRoutes } from './schedules.js'
 import { threadRoutes } from './threads.js'
@@ -29,6 +30,7 @@ export const resourceRoutes: readonly RoutePlugin<ApiServices>[] = [
   approvalHookRoutes,
   auditRoutes,
   auditAnchorRoutes,
+  retentionRoutes,
   webhookRoutes,
   schemaRoutes,
   inboxRoutes,

@@ -19,6 +19,7 @@ import {
   type RunEventStreamDeps,
   type RunEventStreams,
 } from './run-event-stream.js'
+import { createRetentionService, type RetentionService } from './retention-service.js'
 import { createRunService, type RunService } from './run-service.js'
 import { createScheduleService, type ScheduleService } from './schedule-service.js'
 import { createThreadService, type ThreadService } from './thread-service.js'
@@ -35,6 +36,8 @@ export interface ApiServices {
   approvalHooks: ApprovalHookService
   audit: AuditService
   auditAnchors: AuditAnchorService
+  /** The tenant's retention policy. */
+  retention: RetentionService
   webhooks: WebhookService
   /** The approval inbox's reads (pending approvals with their runs, one approval's page). */
   inbox: InboxService
@@ -105,6 +108,7 @@ export function createApiServices(deps: ApiServiceDeps): ApiServices {
       database: deps.database,
       signingKey: deps.auditSigningKey,
     }),
+    retention: createRetentionService({ database: deps.database }),
     webhooks: createWebhookService({
       database: deps.database,
       secretsKey: deps.secretsKey,

@@ -1,7 +1,8 @@
-import type { Database } from '@weave/db'
+import type { Database, RunRow } from '@weave/db'
 import { loadCheckpoint, type LoadedCheckpoint } from '@weave/kernel'
 import { PgStore } from '@weave/pgstore'
 import { withoutProtocolKeys } from '@weave/spec'
+import { NotFoundError } from '../http/app-errors.js'
 import type { JsonObject } from '../schemas/common.js'
 
 /** A tenant's checkpoint store: rows of other tenants are out of its reach (and RLS's). */
@@ -30,4 +31,20 @@ export async function readCheckpoint(
 /** A checkpoint's state as clients see it: without the engine's `__` protocol keys. */
 export function visibleState(checkpoint: LoadedCheckpoint | null): JsonObject {
   return checkpoint ? withoutProtocolKeys(checkpoint.state) : {}
+}
+
+/**
+ * The error for a history entry `seq` of `run` that is not there: one the run wrote but its
+ * retention policy removed once it finished says so, rather than that it never existed.
+ */
+export function missingCheckpointError(
+  run: Pick<RunRow, 'id' | 'checkpointSeq' | 'retainedSeq'>,
+  seq: number,
+): NotFoundError {
+  const pruned = run.retainedSeq !== null && seq >= 1 && seq <= run.checkpointSeq
+  const detail = pruned
+    ? `Checkpoint ${seq} of run ${run.id} was removed by its retention policy after the run ` +
+      'finished; GET /v1/runs/{id}/history lists the checkpoints kept.'
+    : `Run ${run.id} has no checkpoint ${seq}.`
+  return new NotFoundError(detail, { problem: 'checkpoint-not-found' })
 }

@@ -1,9 +1,9 @@
 import { approvalsUsedUpTo, withTenant, type Database, type RunRow } from '@weave/db'
 import type { State } from '@weave/kernel'
 import type { GraphSpec } from '@weave/spec'
-import { ConflictError, NotFoundError } from '../http/app-errors.js'
+import { ConflictError } from '../http/app-errors.js'
 import { changedApprovals, continuedState, type ChangedApproval } from './approved-material.js'
-import { readCheckpoint, tenantStore } from './checkpoints.js'
+import { missingCheckpointError, readCheckpoint, tenantStore } from './checkpoints.js'
 
 /** Where a fork starts, and the approvals it asks again because its input changed them. */
 export interface ForkPoint {
@@ -36,7 +36,7 @@ export async function forkPoint(
   let at = seq
   for (;;) {
     const checkpoint = await readCheckpoint(store, source.graphName, source.id, at)
-    if (!checkpoint) throw missingCheckpoint(source.id, seq, at, askAgain)
+    if (!checkpoint) throw missingCheckpoint(source, seq, at, askAgain)
     if (Object.keys(input).length === 0) return { seq: at, askAgain }
     const used = await withTenant(database, tenant, (tx) => approvalsUsedUpTo(tx, source.id, at))
     const after = continuedState(spec, checkpoint.state, input)
@@ -50,16 +50,12 @@ export async function forkPoint(
 }
 
 function missingCheckpoint(
-  runId: string,
+  source: RunRow,
   seq: number,
   at: number,
   askAgain: readonly ChangedApproval[],
 ): Error {
-  if (at === seq) {
-    return new NotFoundError(`Run ${runId} has no checkpoint ${seq}.`, {
-      problem: 'checkpoint-not-found',
-    })
-  }
+  if (at === seq) return missingCheckpointError(source, seq)
   const steps = askAgain.map((approval) => `"${approval.step}"`).join(', ')
   return new ConflictError(
     `The input changes what approval step ${steps} was approved on, and checkpoint ${at}, ` +
