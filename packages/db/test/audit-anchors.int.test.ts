@@ -239,6 +239,80 @@ describe('anchored verification', () => {
   })
 })
 
+/**
+ * Inserts an anchor row as the app role, as a compromised API or worker could: the signature is
+ * the real signer's over what it claims, so only the database's check stands in the way.
+ */
+function insertAnchorAsApp(tenant: string, claim: { seq: number; hash: string }) {
+  const signed = signer.sign({ tenant, ...claim, at: new Date().toISOString() })
+  return withTenant(t.app, tenant, (tx) =>
+    tx.db.execute(sql`
+      insert into audit_anchors (id, tenant_id, seq, hash, at, key_id, signature, created_by)
+      values (gen_random_uuid(), ${tenant}, ${signed.seq}, ${signed.hash}, ${signed.at},
+        ${signed.keyId}, ${signed.signature}, 'mallory')`),
+  )
+}
+
+async function anchorCount(tenant: string): Promise<number> {
+  const { rows } = await t.owner.query<{ n: number }>(
+    'select count(*)::int as n from audit_anchors where tenant_id = $1',
+    [tenant],
+  )
+  return rows[0]!.n
+}
+
+describe('anchors the database refuses', () => {
+  it('refuses, as the app role, an anchor of anything but the head: a past seq, a forged hash, a seq not reached', async () => {
+    const tenant = randomTenant()
+    const events = await append(tenant, 3)
+    const head = events[2] as AuditEvent
+    const forged = [
+      { seq: 2, hash: (events[1] as AuditEvent).hash },
+      { seq: 3, hash: 'f'.repeat(64) },
+      { seq: 4, hash: head.hash },
+      { seq: 0, hash: GENESIS_HASH },
+    ]
+    for (const claim of forged) {
+      const error = await pgErrorOf(insertAnchorAsApp(tenant, claim))
+      expect(error, JSON.stringify(claim)).toMatchObject({
+        code: '23514',
+        message: expect.stringContaining("an audit anchor must sign its tenant's head: seq 3"),
+      })
+    }
+    expect(await anchorCount(tenant)).toBe(0)
+    // The head itself, signed the same way, is stored.
+    await insertAnchorAsApp(tenant, { seq: 3, hash: head.hash })
+    expect(await anchorCount(tenant)).toBe(1)
+  })
+
+  it("refuses another tenant's head, and an empty chain's anchor of anything but the genesis hash", async () => {
+    const tenant = randomTenant()
+    const other = randomTenant()
+    const [foreign] = await append(other, 1)
+    expect(
+      await pgErrorOf(insertAnchorAsApp(tenant, { seq: 1, hash: (foreign as AuditEvent).hash })),
+    ).toMatchObject({ code: '23514' })
+    expect(
+      await pgErrorOf(insertAnchorAsApp(tenant, { seq: 0, hash: 'a'.repeat(64) })),
+    ).toMatchObject({ code: '23514' })
+    await insertAnchorAsApp(tenant, { seq: 0, hash: GENESIS_HASH })
+    expect(await anchorCount(tenant)).toBe(1)
+  })
+
+  it('refuses an anchor below the newest one, even of the head of a chain cut shorter', async () => {
+    const tenant = randomTenant()
+    await append(tenant, 3)
+    await anchor(tenant)
+    await tamper('delete from audit_events where tenant_id = $1 and seq = 3', [tenant])
+    const error = await pgErrorOf(anchor(tenant))
+    expect(error).toMatchObject({
+      code: '23514',
+      message: expect.stringContaining("the tenant's newest anchor signs seq 3, not 2"),
+    })
+    expect(await anchorCount(tenant)).toBe(1)
+  })
+})
+
 describe('anchor rows', () => {
   it('lets the app role add anchors and mark them sent, never change what was signed', async () => {
     const tenant = randomTenant()
