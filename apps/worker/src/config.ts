@@ -14,6 +14,7 @@ import { z } from 'zod'
 import {
   DEFAULT_ANCHOR_INTERVAL_MS,
   DEFAULT_MAX_STATE_BYTES,
+  DEFAULT_RETENTION_INTERVAL_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from './worker-options.js'
 
@@ -58,6 +59,13 @@ const WorkerEnv = z.object({
     .max(7 * 24 * 3_600_000)
     .default(DEFAULT_ANCHOR_INTERVAL_MS),
   WEAVE_AUDIT_ANCHOR_WEBHOOK_URL: HttpUrl.optional(),
+  // How often every tenant's retention policies are applied (0: never).
+  WEAVE_RETENTION_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .default(DEFAULT_RETENTION_INTERVAL_MS),
 })
 
 /** Every environment variable the worker's configuration reads (the API's shared ones included). */
@@ -99,6 +107,8 @@ export interface WorkerConfig {
   publicUrl: string
   /** Audit anchors; absent when no signing key is set nor derivable (no anchors then). */
   auditAnchors?: { signingKey: KeyObject; intervalMs: number; webhookUrl?: string }
+  /** How often retention policies are applied (0: never). */
+  retentionIntervalMs: number
 }
 
 /** Thrown for an invalid environment; its message lists every problem. */
@@ -160,5 +170,6 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
           },
         }
       : {}),
+    retentionIntervalMs: e.WEAVE_RETENTION_INTERVAL_MS,
   }
 }

@@ -13,6 +13,8 @@ export interface WorkerMetrics {
   recordDeliveryOutcome(outcome: WebhookDeliveryOutcome): void
   /** What one reconciler pass repaired, by kind of repair. */
   recordRepairs(counts: Readonly<Record<string, number>>): void
+  /** What one retention pass removed, by kind of row (checkpoints, runs, events, ...). */
+  recordRetention(counts: Readonly<Record<string, number>>): void
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
@@ -67,6 +69,17 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
         registers: [registry],
       }),
   )
+  const retained = metricOf(
+    registry,
+    'weave_retention_removed_total',
+    (name) =>
+      new Counter({
+        name,
+        help: 'Rows removed by retention, by kind (checkpoints, runs, events, deliveries, ...).',
+        labelNames: ['kind'] as const,
+        registers: [registry],
+      }),
+  )
   return {
     observeStep: (seconds) => steps.observe(Math.max(0, seconds)),
     observeQueueWait: (queue, seconds) => queueWait.observe({ queue }, Math.max(0, seconds)),
@@ -74,6 +87,11 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     recordRepairs(counts) {
       for (const [kind, count] of Object.entries(counts)) {
         if (count > 0) repairs.inc({ kind }, count)
+      }
+    },
+    recordRetention(counts) {
+      for (const [kind, count] of Object.entries(counts)) {
+        if (count > 0) retained.inc({ kind }, count)
       }
     },
   }

@@ -63,6 +63,7 @@ export async function runWorker(
     lockDurationMs: config.lockDurationMs,
     stalledIntervalMs: config.stalledIntervalMs,
     reconcileIntervalMs: config.reconcileIntervalMs,
+    retentionIntervalMs: config.retentionIntervalMs,
     reconcileQuietMs: config.reconcileQuietMs,
     maxStateBytes: config.maxStateBytes,
     maxima: config.maxima,

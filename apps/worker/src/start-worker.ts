@@ -19,6 +19,7 @@ import { DEFAULT_DELIVERY_SETTINGS } from './webhooks/delivery-settings.js'
 import {
   DEFAULT_ANCHOR_INTERVAL_MS,
   DEFAULT_MAX_STATE_BYTES,
+  DEFAULT_RETENTION_INTERVAL_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   type WorkerOptions,
 } from './worker-options.js'
@@ -190,6 +191,19 @@ export function startWorker(o: WorkerOptions): RunningWorker {
   } else if (!o.auditAnchors) {
     o.log.warn('no WEAVE_AUDIT_SIGNING_KEY: this worker anchors no audit chains')
   }
+  const retentionEvery = o.retentionIntervalMs ?? DEFAULT_RETENTION_INTERVAL_MS
+  let rescheduleRetention: NodeJS.Timeout | undefined
+  if (retentionEvery > 0) {
+    const schedule = () =>
+      queues.scheduleRetention(retentionEvery).catch((err: unknown) => {
+        if (health.report(err)) return
+        o.log.warn({ err: errorSummary(err) }, 'retention schedule not set; it is set again later')
+      })
+    void schedule()
+    // Set again now and then, so a Redis that lost the scheduler gets it back.
+    rescheduleRetention = setInterval(() => void schedule(), Math.min(retentionEvery, 300_000))
+    rescheduleRetention.unref()
+  }
   o.log.info(
     { queues: workers.map((w) => w.name), concurrency: workerOptions.concurrency },
     'worker started',
@@ -202,6 +216,7 @@ export function startWorker(o: WorkerOptions): RunningWorker {
     async close() {
       clearInterval(reschedule)
       clearInterval(rescheduleAnchors)
+      clearInterval(rescheduleRetention)
       const listenerClosed = listener?.close()
       inflight.stopAll()
       const grace = setTimeout(

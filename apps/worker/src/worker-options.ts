@@ -17,6 +17,9 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 25_000
 /** How often every audit chain that grew is anchored by default. */
 export const DEFAULT_ANCHOR_INTERVAL_MS = 3_600_000
 
+/** How often retention policies are applied by default. */
+export const DEFAULT_RETENTION_INTERVAL_MS = 600_000
+
 /** Everything a worker needs; the CLI builds it from the validated environment. */
 export interface WorkerOptions {
   /** The app-role database (createDb). */
@@ -72,6 +75,8 @@ export interface WorkerOptions {
    * worker anchors nothing.
    */
   auditAnchors?: { signingKey: KeyObject; intervalMs?: number; webhookUrl?: string }
+  /** How often every tenant's retention policies are applied (0: never; default 10 min). */
+  retentionIntervalMs?: number
   /**
    * Where the worker's spans go: one per job (continuing the trace the job carries), per run
    * execution, per step and per webhook delivery. Absent: the global tracer, a no-op unless an

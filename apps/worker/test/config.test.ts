@@ -50,6 +50,19 @@ describe('worker configuration', () => {
   })
 })
 
+describe('the retention interval', () => {
+  it('applies retention every 10 minutes by default, at the interval given, or never with 0', () => {
+    expect(loadWorkerConfig({}).retentionIntervalMs).toBe(600_000)
+    expect(loadWorkerConfig({ WEAVE_RETENTION_INTERVAL_MS: '60000' }).retentionIntervalMs).toBe(
+      60_000,
+    )
+    expect(loadWorkerConfig({ WEAVE_RETENTION_INTERVAL_MS: '0' }).retentionIntervalMs).toBe(0)
+    expect(() => loadWorkerConfig({ WEAVE_RETENTION_INTERVAL_MS: '-1' })).toThrow(
+      /WEAVE_RETENTION_INTERVAL_MS/,
+    )
+  })
+})
+
 describe('the database URLs', () => {
   it('run as weave_runtime and migrate as postgres on the local weave database by default', () => {
     expect(loadWorkerConfig({})).toMatchObject({

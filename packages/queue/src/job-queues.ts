@@ -123,6 +123,8 @@ export interface JobQueues extends JobSink, ScheduleTimers {
   unscheduleReconciler(): Promise<void>
   /** Fires `anchor-audit` every `everyMs`, one job per tick for the whole cluster. */
   scheduleAuditAnchors(everyMs: number): Promise<void>
+  /** Fires `apply-retention` every `everyMs`, one job per tick for the whole cluster. */
+  scheduleRetention(everyMs: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -202,6 +204,13 @@ export function createJobQueues(o: JobQueueOptions): JobQueues {
         'anchor-audit',
         { every: everyMs },
         { name: JOBS.anchorAudit.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
+      )
+    },
+    async scheduleRetention(everyMs) {
+      await queues.maintenance.upsertJobScheduler(
+        'apply-retention',
+        { every: everyMs },
+        { name: JOBS.applyRetention.name, data: {}, opts: MAINTENANCE_JOB_OPTIONS },
       )
     },
     async setScheduleTimer(schedule: ScheduleRow, from = new Date()) {

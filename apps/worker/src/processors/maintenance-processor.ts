@@ -1,6 +1,7 @@
 import type { Processor } from 'bullmq'
 import { runAnchorPass, type AuditAnchorDeps } from '../audit-anchors.js'
 import { reconcileOnce, type ReconcilerDeps } from '../reconciler.js'
+import { runRetentionPass } from '../retention.js'
 import { reconcileSchedules } from '../schedules.js'
 import { jobProcessor } from './job-processor.js'
 
@@ -8,7 +9,8 @@ import { jobProcessor } from './job-processor.js'
  * Runs the reconciler's pass when the cluster-wide job scheduler fires `reconcile`, and the audit
  * anchor pass when it fires `anchor-audit`: one worker takes each tick. A pass that did something
  * logs what. A worker without the audit signing key fails an `anchor-audit` job it takes, saying
- * so; another worker takes the next tick.
+ * so; another worker takes the next tick. `apply-retention` applies every tenant's retention
+ * policies once (retention.ts).
  */
 export function maintenanceProcessor(
   deps: ReconcilerDeps & { auditAnchors?: Omit<AuditAnchorDeps, 'database' | 'log'> },
@@ -43,5 +45,6 @@ export function maintenanceProcessor(
       if (report.anchored + report.published > 0) deps.log.info(report, 'audit chains anchored')
       return report
     },
+    applyRetention: () => runRetentionPass(deps),
   })
 }

@@ -37,6 +37,7 @@ export async function startWorkerTestbed(
   const worker = startWorker({
     log: pino({ level: 'silent' }),
     reconcileIntervalMs: 0,
+    retentionIntervalMs: 0,
     ...options,
     database,
     connection: redisConnection(TEST_REDIS_URL),
