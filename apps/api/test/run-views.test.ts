@@ -8,6 +8,14 @@ const APPROVAL_ID = '5d1c2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'
 /** One of each kind of wait, as the worker stores them. */
 const WAITS = [
   { kind: 'approval', step: 'review', approvalId: APPROVAL_ID, atSeq: 2 },
+  // An agent's calls of one turn, asked about together.
+  {
+    kind: 'approval',
+    step: 'support',
+    approvalId: APPROVAL_ID,
+    approvalIds: [APPROVAL_ID, '6e2d3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a'],
+    atSeq: 5,
+  },
   {
     kind: 'input',
     step: 'ask',

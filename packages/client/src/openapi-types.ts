@@ -3827,6 +3827,8 @@ export interface components {
           step: string
           /** Format: uuid */
           approvalId: string
+          /** @description Every approval the run waits on when an agent step asked about several tool calls of one turn at once (approvalId is the first); it resumes once all are settled */
+          approvalIds?: string[]
           /** @description The checkpoint at which the run waits */
           atSeq: number
         }

@@ -99,7 +99,16 @@ const AtSeq = z.int().min(0).meta({ description: 'The checkpoint at which the ru
  */
 export const WaitingOn = z
   .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('approval'), step: WaitStep, approvalId: z.uuid(), atSeq: AtSeq }),
+    z.object({
+      kind: z.literal('approval'),
+      step: WaitStep,
+      approvalId: z.uuid(),
+      approvalIds: z.array(z.uuid()).optional().meta({
+        description:
+          'Every approval the run waits on when an agent step asked about several tool calls of one turn at once (approvalId is the first); it resumes once all are settled',
+      }),
+      atSeq: AtSeq,
+    }),
     z.object({
       kind: z.literal('input'),
       step: WaitStep,
