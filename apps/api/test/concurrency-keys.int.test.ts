@@ -142,7 +142,7 @@ describe('POST /v1/runs with a concurrency key', () => {
     expect(await getView(next.id)).toMatchObject({ linePosition: null })
     // The failed run's slot went to the next run: retrying it now would take a third.
     const retry = () => h.call({ method: 'POST', url: `/v1/runs/${held.id}/resume`, token })
-    expectProblem(await retry(), 409, 'run-not-resumable')
+    expect(expectProblem(await retry(), 409, 'run-not-resumable').detail).toMatch(/free slot/)
     await runToEnd(next.id)
     expectJson(await retry(), 202, RunView)
     // The retried run holds the slot until it ends again: a new run waits.

@@ -71,10 +71,14 @@ export async function recordResume(
       at: new Date().toISOString(),
     })
     if (!taken) {
-      throw new ConflictError(
-        'A resume of this run is already pending, or the run moved on; reload it.',
-        { problem: 'run-not-resumable' },
-      )
+      // A failed run of a concurrency key is retried only into a free slot (runs.ts).
+      const detail =
+        plan.reason === 'retry' && run.concurrencyKey !== null
+          ? 'A resume of this run is already pending, the run moved on, or its concurrency key ' +
+            'has no free slot (or runs wait in its line); reload it, or retry once a run of the ' +
+            'key ends.'
+          : 'A resume of this run is already pending, or the run moved on; reload it.'
+      throw new ConflictError(detail, { problem: 'run-not-resumable' })
     }
     await auditRequest(
       tx,
