@@ -2,6 +2,7 @@ import { listWebhookDeliveries, tenantEvents, withTenant, type WebhookDelivery }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FiringView, ScheduleView } from '../src/schemas/schedules.js'
 import { TenantEventPage } from '../src/schemas/tenant-events.js'
+import { ThreadRunPage, ThreadRunView } from '../src/schemas/threads.js'
 import { CreatedWebhook, DeliveryPage } from '../src/schemas/webhooks.js'
 import { randomTenant } from './support/database.js'
 import { expectJson, expectProblem, type Call } from './support/harness.js'
@@ -84,17 +85,20 @@ describe('thread and schedule events to webhooks', () => {
       await call('PUT', '/v1/threads/desk-1', { graph: 'desk', strategy: 'interrupt' }),
       200,
     )
-    const first = expectJson<{ id: string }>(
+    const first = expectJson(
       await call('POST', '/v1/threads/desk-1/runs', { input: { note: 'a' } }),
       202,
+      ThreadRunView,
     )
-    const second = expectJson<{ id: string }>(
+    const second = expectJson(
       await call('POST', '/v1/threads/desk-1/runs', { input: { note: 'b' } }),
       202,
+      ThreadRunView,
     )
-    const third = expectJson<{ id: string }>(
+    const third = expectJson(
       await call('POST', '/v1/threads/desk-1/runs', { input: {}, strategy: 'rollback' }),
       202,
+      ThreadRunView,
     )
     expectJson(await call('POST', `/v1/runs/${third.id}/cancel`), 202)
     expect((await call('DELETE', '/v1/threads/desk-1')).statusCode).toBe(204)
@@ -324,10 +328,7 @@ describe("a schedule's firing", () => {
     expectJson(await call('POST', '/v1/graphs', { name: 'typed', spec: number }), 201)
     const firing = expectJson(await call('POST', `/v1/schedules/${s.id}/trigger`), 201, FiringView)
     expect(firing).toMatchObject({ outcome: 'skipped', reason: 'input-invalid' })
-    const runs = expectJson<{ items: unknown[] }>(
-      await call('GET', '/v1/threads/typed-2/runs'),
-      200,
-    )
+    const runs = expectJson(await call('GET', '/v1/threads/typed-2/runs'), 200, ThreadRunPage)
     expect(runs.items).toEqual([])
   })
 })
