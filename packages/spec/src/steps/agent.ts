@@ -266,8 +266,10 @@ function checkArguments(
  *
  * A call is checked in this order: a known tool, JSON arguments valid against its `parameters`
  * (else the model is told why), the rules (`deny`: the model is told; `allow`: it runs; `ask`:
- * the step yields an approval whose material is that exact call, and runs it only with a
- * settled approval on that material from `deps.approvals`). The permission is decided again
+ * unless its mcp tool changed since its pin, which refuses it, the step yields once with one
+ * approval for every call of the turn the rules send to a person, each whose material is that
+ * exact call, and runs each only with a settled approval on its material from
+ * `deps.approvals`). The permission is decided again
  * each time from the arguments in the state, and no decision is ever read from the state, so
  * nothing a client writes into the conversation can allow a call.
  * @throws SpecCompileError when a tool's `parameters` is not a usable JSON Schema.
