@@ -307,7 +307,7 @@ describe('the audit log', () => {
   it('anchors the chain, and finds its newest events deleted online and offline with the key', async () => {
     const anchored = `t-${randomBytes(4).toString('hex')}`
     const writer = await weave.token(anchored, 'alice', SCOPES)
-    const reader = await weave.token(anchored, 'auditor', 'audit:read')
+    const reader = await weave.token(anchored, 'auditor', 'audit:read audit:anchor')
     for (const name of ['first', 'second', 'third']) {
       const res = await weave.call('POST', '/v1/graphs', {
         token: writer,

@@ -48,7 +48,7 @@ afterAll(async () => {
   await db?.drop()
 })
 
-const token = (tenant: string, scopes = ['audit:read', 'graphs:write'] as const) =>
+const token = (tenant: string, scopes: readonly string[] = ['audit:read', 'graphs:write']) =>
   mintDevToken({
     secret: SECRET,
     tenant,
@@ -85,11 +85,14 @@ async function verify(tenant: string) {
 
 async function anchorNow(tenant: string) {
   return expectJson(
-    await call({ method: 'POST', url: '/v1/audit/anchors', token: await token(tenant) }),
+    await call({ method: 'POST', url: '/v1/audit/anchors', token: await anchorer(tenant) }),
     201,
     AuditAnchorView,
   )
 }
+
+/** A token that may anchor the tenant's chain as well as read it. */
+const anchorer = (tenant: string) => token(tenant, ['audit:read', 'audit:anchor'])
 
 /** Runs SQL as the tables' owner with the audit table's guards off, as an attacker with DDL would. */
 async function tamper(statements: string[], tenant: string): Promise<void> {
@@ -139,10 +142,47 @@ describe('audit anchors over HTTP', () => {
       await callerFor(unsigned)({
         method: 'POST',
         url: '/v1/audit/anchors',
-        token: await token(tenant),
+        token: await anchorer(tenant),
       }),
       503,
     )
+  })
+
+  it('refuses to anchor on demand with audit:read alone: 403 naming audit:anchor, nothing stored', async () => {
+    const tenant = randomTenant()
+    await audited(tenant, 2)
+    const refused = await call({
+      method: 'POST',
+      url: '/v1/audit/anchors',
+      token: await token(tenant, ['audit:read']),
+    })
+    expect(expectProblem(refused, 403, 'forbidden').detail).toContain('audit:anchor')
+    const { rows } = await owner.query(
+      'select count(*)::int as n from audit_anchors where tenant_id = $1',
+      [tenant],
+    )
+    expect(rows[0].n).toBe(0)
+    expect(await anchorNow(tenant)).toMatchObject({ tenant, seq: 2 })
+  })
+
+  it('answers 409 to an anchor of a chain cut below its newest anchor, storing none', async () => {
+    const tenant = randomTenant()
+    await audited(tenant, 3)
+    await anchorNow(tenant)
+    await tamper(['delete from audit_events where tenant_id = $1 and seq = 3'], tenant)
+    const refused = await call({
+      method: 'POST',
+      url: '/v1/audit/anchors',
+      token: await anchorer(tenant),
+    })
+    expect(expectProblem(refused, 409, 'conflict').detail).toContain(
+      'shorter than its newest anchor',
+    )
+    const { rows } = await owner.query(
+      'select count(*)::int as n from audit_anchors where tenant_id = $1',
+      [tenant],
+    )
+    expect(rows[0].n).toBe(1)
   })
 
   it('anchors on demand, lists anchors newest first, and verifies against the newest', async () => {

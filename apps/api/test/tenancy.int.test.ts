@@ -86,6 +86,7 @@ const routes = (): (Call & { scope: Scope })[] => [
   },
   { method: 'GET', url: '/v1/audit', scope: 'audit:read' },
   { method: 'GET', url: '/v1/audit/verify', scope: 'audit:read' },
+  { method: 'POST', url: '/v1/audit/anchors', scope: 'audit:anchor' },
 ]
 
 describe('tenancy', () => {

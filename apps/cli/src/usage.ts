@@ -29,7 +29,7 @@ Prints an HS256 token signed with WEAVE_JWT_SECRET, for development.
   --sub <subject>      the subject, recorded as the actor in the audit log
   --scope "<scopes>"   space-separated, from: graphs:read graphs:write runs:read runs:write
                        approvals:read approvals:decide approvals:link audit:read
-                       webhooks:manage
+                       audit:anchor webhooks:manage
   --ttl <duration>     lifetime: 90s, 15m, 1h (default), 7d; at most 365d
 `
 

@@ -60,16 +60,17 @@ export const auditAnchorRoutes: FastifyPluginAsyncZod<ApiServices> = async (
   app.post(
     '/v1/audit/anchors',
     {
-      onRequest: app.requireScope('audit:read'),
+      onRequest: app.requireScope('audit:anchor'),
       schema: {
         operationId: 'createAuditAnchor',
         summary: "Sign the head of the tenant's audit chain now",
         description:
           'Stores a signed anchor of the current head (seq 0 for an empty chain); the worker ' +
-          'sends it to the anchor webhook at its next pass. It signs only what exists, so ' +
-          '`audit:read` suffices.',
+          'sends it to the anchor webhook at its next pass. Storing an anchor is a write, so it ' +
+          'needs `audit:anchor`: `audit:read` alone is answered 403. 409 when the chain is ' +
+          'shorter than its newest anchor: events it signed were removed.',
         tags: TAGS,
-        response: { 201: AuditAnchorView, ...problemResponses(401, 403, 429, 503) },
+        response: { 201: AuditAnchorView, ...problemResponses(401, 403, 409, 429, 503) },
       },
     },
     async (request, reply) => {

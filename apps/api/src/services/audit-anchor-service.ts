@@ -11,7 +11,7 @@ import {
 } from '@weave/db'
 import type { KeyObject } from 'node:crypto'
 import type { z } from 'zod'
-import { ServiceUnavailableError } from '../http/app-errors.js'
+import { ConflictError, ServiceUnavailableError } from '../http/app-errors.js'
 import type {
   AuditAnchorPage,
   AuditAnchorView,
@@ -25,7 +25,11 @@ export interface AuditAnchorService {
   keys(): AuditKeys
   /** The tenant's anchors, newest first. @throws InvalidCursorError (`invalid-cursor`) */
   list(tenant: string, query: z.infer<typeof ListAuditAnchorsQuery>): Promise<AuditAnchorPage>
-  /** Signs the tenant's chain head now. @throws ServiceUnavailableError without a signing key */
+  /**
+   * Signs the tenant's chain head now.
+   * @throws ServiceUnavailableError without a signing key
+   * @throws ConflictError when the chain is shorter than its newest anchor (events were removed)
+   */
   anchor(tenant: string, subject: string): Promise<AuditAnchorView>
   /**
    * The tenant's newest anchor and then every event up to the head as it was when the export
@@ -35,6 +39,18 @@ export interface AuditAnchorService {
 }
 
 const EXPORT_PAGE = 1000
+const CHECK_VIOLATION = '23514'
+
+/** The Postgres SQLSTATE along the `cause` chain (drizzle wraps the driver's error). */
+function sqlStateOf(error: unknown): string | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown }
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code
+    current = cause
+  }
+  return undefined
+}
 
 /** Builds the {@link AuditAnchorService}; without a signing key nothing is signed. */
 export function createAuditAnchorService(deps: {
@@ -58,7 +74,19 @@ export function createAuditAnchorService(deps: {
           'Audit anchors are not available: this server has no WEAVE_AUDIT_SIGNING_KEY.',
         )
       }
-      return withTenant(database, tenant, (tx) => anchorAuditHead(tx, signer, subject))
+      try {
+        return await withTenant(database, tenant, (tx) => anchorAuditHead(tx, signer, subject))
+      } catch (err) {
+        // The database stores only an anchor of the head, never one below the newest anchor
+        // (migration audit-anchor-head): under the chain's lock the head is read and signed as
+        // it is, so the one refusal left is a chain cut below an anchor.
+        if (sqlStateOf(err) !== CHECK_VIOLATION) throw err
+        throw new ConflictError(
+          'The audit chain is shorter than its newest anchor: events it signed were removed. ' +
+            'GET /v1/audit/verify names the first missing seq.',
+          { cause: err },
+        )
+      }
     },
     async *exportLines(tenant) {
       // The anchor is read before the head, so the head reaches at least the anchor's seq.

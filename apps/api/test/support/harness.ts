@@ -23,6 +23,7 @@ export const ALL_SCOPES: readonly Scope[] = [
   'approvals:decide',
   'approvals:link',
   'audit:read',
+  'audit:anchor',
   'webhooks:manage',
 ]
 
