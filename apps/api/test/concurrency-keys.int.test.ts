@@ -149,6 +149,22 @@ describe('POST /v1/runs with a concurrency key', () => {
     expect(expectJson(await start({ concurrencyKey: key }), 202, RunView).linePosition).toBe(1)
   })
 
+  it('ends a run and cancels the run behind it at once without a deadlock, admitting the next', async () => {
+    for (let round = 0; round < 8; round++) {
+      const key = `refunds:cross-${round}`
+      const first = expectJson(await start({ concurrencyKey: key }), 202, RunView)
+      const second = expectJson(await start({ concurrencyKey: key }), 202, RunView)
+      const third = expectJson(await start({ concurrencyKey: key }), 202, RunView)
+      const [, cancelled] = await Promise.all([
+        runToEnd(first.id),
+        h.call({ method: 'POST', url: `/v1/runs/${second.id}/cancel`, token }),
+      ])
+      expect(expectJson(cancelled, 202, RunView).status).toBe('cancelled')
+      // Whichever came first, the cancelled run never holds the slot at the end: the third does.
+      expect((await slotHolders(key)).map((r) => r.id)).toEqual([third.id])
+    }
+  })
+
   it('audits the start with its key and whether it waits', async () => {
     const key = 'refunds:audit'
     const run = expectJson(await start({ concurrencyKey: key, concurrencyLimit: 3 }), 202, RunView)
