@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import * as schema from './schema/index.js'
@@ -83,10 +82,50 @@ export async function withTenant<T>(
   if (typeof tenant !== 'string' || tenant.length === 0) {
     throw new TypeError('tenant must be a non-empty string')
   }
-  return database.db.transaction(async (db) => {
-    await db.execute(
-      sql`select set_config('role', ${APP_ROLE}, true), set_config(${TENANT_SETTING}, ${tenant}, true)`,
+  // drizzle keeps the pool it was made with as `$client` (createDb's pool).
+  const pool = (database.db as Db & { $client: pg.Pool }).$client
+  const client = await pool.connect()
+  // Set when the connection's state is unknown (its BEGIN or ROLLBACK failed): the pool drops it.
+  let broken: Error | undefined
+  try {
+    // BEGIN and the settings in one round trip: a simple-protocol query may hold several
+    // statements, but no parameters, so the tenant goes in as an escaped literal.
+    await client.query(
+      `begin; select set_config('role', '${APP_ROLE}', true), ` +
+        `set_config('${TENANT_SETTING}', ${client.escapeLiteral(tenant)}, true)`,
     )
-    return fn({ db, tenant })
-  })
+  } catch (err) {
+    client.release(err instanceof Error ? err : true)
+    throw err
+  }
+  try {
+    const result = await fn({ db: transactionDb(client), tenant })
+    await client.query('commit')
+    return result
+  } catch (err) {
+    await client.query('rollback').catch((rollbackError: Error) => {
+      broken = rollbackError
+    })
+    throw err
+  } finally {
+    client.release(broken)
+  }
+}
+
+// One drizzle handle per pooled connection, made when the connection is first used by
+// withTenant: building one parses the whole schema, too much for every transaction.
+const transactionDbs = new WeakMap<pg.PoolClient, DbTransaction>()
+
+/**
+ * The drizzle handle of a connection inside withTenant's transaction. It is typed as a drizzle
+ * transaction, which is what every query function takes; nothing calls `rollback()` or opens a
+ * nested transaction on it (withTenant's callers throw instead).
+ */
+function transactionDb(client: pg.PoolClient): DbTransaction {
+  let db = transactionDbs.get(client)
+  if (!db) {
+    db = drizzle({ client, schema }) as unknown as DbTransaction
+    transactionDbs.set(client, db)
+  }
+  return db
 }
