@@ -1,7 +1,8 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
 import * as schema from './schema/index.js'
-import { APP_ROLE, TENANT_SETTING } from './schema/roles.js'
+import { APP_ROLE, TENANT_SETTING, TRACE_PARENT_SETTING } from './schema/roles.js'
+import { activeTraceParent } from './trace-parent.js'
 
 /** The drizzle schema object of `@weave/db`. */
 export type Schema = typeof schema
@@ -89,10 +90,16 @@ export async function withTenant<T>(
   let broken: Error | undefined
   try {
     // BEGIN and the settings in one round trip: a simple-protocol query may hold several
-    // statements, but no parameters, so the tenant goes in as an escaped literal.
+    // statements, but no parameters, so the tenant goes in as an escaped literal. The active
+    // span's traceparent, when there is one, is set too: rows created in the transaction (a
+    // webhook delivery's trace_parent default) continue its trace.
+    const traceParent = activeTraceParent()
     await client.query(
       `begin; select set_config('role', '${APP_ROLE}', true), ` +
-        `set_config('${TENANT_SETTING}', ${client.escapeLiteral(tenant)}, true)`,
+        `set_config('${TENANT_SETTING}', ${client.escapeLiteral(tenant)}, true)` +
+        (traceParent === undefined
+          ? ''
+          : `, set_config('${TRACE_PARENT_SETTING}', ${client.escapeLiteral(traceParent)}, true)`),
     )
   } catch (err) {
     client.release(err instanceof Error ? err : true)

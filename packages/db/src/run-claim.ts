@@ -3,6 +3,7 @@ import type { Database } from './client.js'
 import type { ResumeJob } from './jobs.js'
 import type { RunRow } from './runs.js'
 import { runs, type RunStatus } from './schema/runs.js'
+import { withTraceParentSetting, withTraceParentValue } from './trace-parent.js'
 import { isUuid } from './uuid.js'
 
 /** What a job asks of its run: take it from one of `from`, for the checkpoint a resume is for. */
@@ -56,8 +57,8 @@ export async function claimRunForJob(
   if (!isUuid(r.runId)) return { skipped: 'missing' }
   const { rows } = await database.pool.query<{ claim: Record<string, unknown> }>({
     name: 'weave_claim_run',
-    text: 'SELECT weave_claim_run($1, $2, $3, $4, $5, $6, $7) AS claim',
-    values: [
+    text: withTraceParentSetting('SELECT weave_claim_run($1, $2, $3, $4, $5, $6, $7) AS claim', 8),
+    values: withTraceParentValue([
       r.tenant,
       r.runId,
       r.jobId,
@@ -65,7 +66,7 @@ export async function claimRunForJob(
       r.resumeAtSeq ?? null,
       r.resumeReason ?? null,
       r.eventReason,
-    ],
+    ]),
   })
   const claim = rows[0]!.claim
   if (typeof claim.skipped === 'string') {
@@ -97,8 +98,18 @@ export async function completeRun(
   if (!isUuid(c.runId)) return false
   const { rows } = await database.pool.query<{ completed: boolean }>({
     name: 'weave_complete_run',
-    text: 'SELECT weave_complete_run($1, $2, $3, $4, $5, $6) AS completed',
-    values: [c.tenant, c.runId, c.leaseToken, c.stopReason, c.lastStep, c.addSteps],
+    text: withTraceParentSetting(
+      'SELECT weave_complete_run($1, $2, $3, $4, $5, $6) AS completed',
+      7,
+    ),
+    values: withTraceParentValue([
+      c.tenant,
+      c.runId,
+      c.leaseToken,
+      c.stopReason,
+      c.lastStep,
+      c.addSteps,
+    ]),
   })
   return rows[0]!.completed
 }

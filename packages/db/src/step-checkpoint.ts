@@ -4,6 +4,7 @@ import { withTenant, type Database } from './client.js'
 import { StepRefusedError } from './errors.js'
 import { pgCode } from './pg-errors.js'
 import { runEventData, type RunEventData, type RunEventType } from './run-events.js'
+import { withTraceParentSetting, withTraceParentValue } from './trace-parent.js'
 
 /** One checkpoint write of a step executed under a claim of a run. */
 export interface StepCheckpoint {
@@ -58,7 +59,11 @@ export async function saveStepCheckpoint(
   if (audits.length === 0) {
     // Named, so each pooled connection parses and plans it once: it is every step's statement.
     return saveStep(c, () =>
-      database.pool.query<SavedStep>({ name: 'weave_save_step', text: SAVE_STEP, values }),
+      database.pool.query<SavedStep>({
+        name: 'weave_save_step',
+        text: SAVE_STEP,
+        values: withTraceParentValue(values),
+      }),
     )
   }
   // The audit events commit with the checkpoint or not at all, chained at the commit.
@@ -89,7 +94,10 @@ const SAVE_STEP_CASTS = [
   '::jsonb',
 ] as const
 
-const SAVE_STEP = `select weave_save_step(${SAVE_STEP_CASTS.map((cast, i) => `$${i + 1}${cast}`).join(', ')}) as cancel_requested`
+const SAVE_STEP = withTraceParentSetting(
+  `select weave_save_step(${SAVE_STEP_CASTS.map((cast, i) => `$${i + 1}${cast}`).join(', ')}) as cancel_requested`,
+  SAVE_STEP_CASTS.length + 1,
+)
 
 function saveStepSql(values: unknown[]) {
   const args = values.map((value, i) => sql`${value}${sql.raw(SAVE_STEP_CASTS[i]!)}`)

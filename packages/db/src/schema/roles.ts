@@ -7,6 +7,12 @@ export const APP_ROLE = 'weave_app'
 /** Transaction-local setting that carries the tenant of the current transaction. */
 export const TENANT_SETTING = 'weave.tenant'
 
+/**
+ * Transaction-local setting that carries the W3C `traceparent` of the span active when the
+ * transaction began (withTenant), for rows created in it to continue that trace.
+ */
+export const TRACE_PARENT_SETTING = 'weave.traceparent'
+
 /** The application role; created by the `app-role` migration, so drizzle-kit only refers to it. */
 export const appRole = pgRole(APP_ROLE).existing()
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { timestamptz } from './columns.js'
-import { tenantIsolation } from './roles.js'
+import { tenantIsolation, TRACE_PARENT_SETTING } from './roles.js'
 import { runs } from './runs.js'
 import { tenantEvents } from './tenant-events.js'
 
@@ -62,6 +62,12 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: timestamptz('next_attempt_at').notNull().defaultNow(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+    // The W3C traceparent of the span that created the delivery (withTenant sets it for the
+    // transaction), so its sending continues that trace. A default, because deliveries are
+    // inserted by SQL functions and triggers that need not know about it; null untraced.
+    traceParent: text('trace_parent').default(
+      sql.raw(`nullif(current_setting('${TRACE_PARENT_SETTING}', true), '')`),
+    ),
   },
   (t) => [
     unique('webhook_deliveries_webhook_event').on(t.webhookId, t.runId, t.eventSeq),

@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_deliveries" ADD COLUMN "trace_parent" text DEFAULT nullif(current_setting('weave.traceparent', true), '');
