@@ -241,18 +241,23 @@ describe('tracing from the API through the queue to the worker', () => {
     expect(target[0]!.headers.tracestate).toBe('caller=1')
   })
 
-  it("sends each webhook delivery in a span of its own, whose call carries the delivery's trace", () => {
+  it('sends the webhook delivery the run caused in its trace, under the span that created it', () => {
     const delivery = only('deliver webhook')
     expect(serviceOf(delivery)).toBe('weave-worker')
     expect(delivery.attributes['weave.delivery.outcome']).toBe('succeeded')
+    expect(delivery.spanContext().traceId).toBe(CALLER_TRACE)
+    // run.completed is appended, and its delivery created, while the run executes.
+    const run = only('execute run')
+    expect(parentOf(delivery)).toBe(run.spanContext().spanId)
+    // The job that sent it was enqueued from Postgres, outside the trace: the span links to it.
+    const job = only('process deliver')
+    expect(delivery.links.map((l) => l.context.spanId)).toEqual([job.spanContext().spanId])
     const post = only('POST', (s) => parentOf(s) === delivery.spanContext().spanId)
     expect(post.kind).toBe(SpanKind.CLIENT)
     expect(post.attributes['http.response.status_code']).toBe(200)
     const hook = received.filter((r) => r.path === '/hook')
     expect(hook).toHaveLength(1)
-    expect(hook[0]!.headers.traceparent).toBe(
-      `00-${post.spanContext().traceId}-${post.spanContext().spanId}-01`,
-    )
+    expect(hook[0]!.headers.traceparent).toBe(`00-${CALLER_TRACE}-${post.spanContext().spanId}-01`)
   })
 })
 

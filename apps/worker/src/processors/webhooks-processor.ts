@@ -3,14 +3,22 @@ import { DelayedError, type Processor } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics.js'
 import { inSpan, WORKER_TRACER } from '../tracing.js'
-import { deliverOnce, type DeliverDeps, type DeliveryOutcome } from '../webhooks/deliver.js'
+import {
+  deliverOnce,
+  findDelivery,
+  type DeliverDeps,
+  type DeliveryOutcome,
+} from '../webhooks/deliver.js'
+import { deliverySpanOrigin } from '../webhooks/delivery-trace.js'
 import { jobProcessor } from './job-processor.js'
 
 /**
  * Sends webhook deliveries. A receiver's failure is recorded and the job put back as delayed
  * until the next attempt is due, without spending one of the job's own attempts: those are left
  * for this worker's failures (Postgres away), which throw and are retried by BullMQ. Each attempt
- * is a `deliver webhook` span, whose POST carries its trace to the receiver.
+ * is a `deliver webhook` span, whose POST carries its trace to the receiver. The span continues
+ * the trace of the work that created the delivery (its stored traceparent) and links to the job's
+ * span; a delivery created untraced is sent in the job's trace.
  */
 export function webhooksProcessor(
   deps: DeliverDeps & { log: Logger; metrics?: WorkerMetrics; tracer?: Tracer },
@@ -21,15 +29,17 @@ export function webhooksProcessor(
     {
       deliver: async (payload, job, token) => {
         const log = deps.log.child({ jobId: job.id, deliveryId: payload.deliveryId })
+        const found = await findDelivery(deps, payload)
         const outcome = await inSpan(
           tracer,
           'deliver webhook',
           { 'weave.delivery.id': payload.deliveryId },
           async (span) => {
-            const outcome = await deliverOnce(deps, payload)
+            const outcome = await deliverOnce(deps, payload, found)
             span.setAttribute('weave.delivery.outcome', outcome.kind)
             return outcome
           },
+          deliverySpanOrigin(found?.delivery.traceParent ?? null),
         )
         if (outcome.kind === 'retry') {
           deps.metrics?.recordDeliveryOutcome('retrying')

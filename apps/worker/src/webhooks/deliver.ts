@@ -6,6 +6,7 @@ import {
   withTenant,
   type Database,
   type DeliverJob,
+  type DeliveryToSend,
 } from '@weave/db'
 import type { LookupAll } from '@weave/spec'
 import type { ApprovalLinkOptions } from './approval-links.js'
@@ -39,8 +40,13 @@ export type DeliveryOutcome =
   | { kind: 'succeeded' | 'failed'; attempt: number; statusCode: number | null }
   | { kind: 'retry'; attempt: number; statusCode: number | null; delayMs: number }
 
+/** The delivery a job names, with its webhook; null when the tenant has no such delivery. */
+export function findDelivery(deps: DeliverDeps, job: DeliverJob): Promise<DeliveryToSend | null> {
+  return withTenant(deps.database, job.tenant, (tx) => getDeliveryToSend(tx, job.deliveryId))
+}
+
 /**
- * Makes one attempt of a pending delivery: builds its body (deliveryBody: approval links for a
+ * Makes one attempt of a pending delivery, as `findDelivery` found it: builds its body (deliveryBody: approval links for a
  * webhook that may carry them), signs it per Standard Webhooks (`webhook-id` = the delivery id,
  * the same on every attempt, so receivers can drop duplicates; one signature per live secret
  * during a rotation's grace), POSTs it, and records the attempt with its status code or error.
@@ -48,11 +54,12 @@ export type DeliveryOutcome =
  * attempts, then the delivery fails.
  * @throws when Postgres fails: the job is retried, and no attempt is recorded.
  */
-export async function deliverOnce(deps: DeliverDeps, job: DeliverJob): Promise<DeliveryOutcome> {
+export async function deliverOnce(
+  deps: DeliverDeps,
+  job: DeliverJob,
+  found: DeliveryToSend | null,
+): Promise<DeliveryOutcome> {
   const now = deps.now ?? (() => new Date())
-  const found = await withTenant(deps.database, job.tenant, (tx) =>
-    getDeliveryToSend(tx, job.deliveryId),
-  )
   if (!found) return { kind: 'skipped', reason: 'missing' }
   const { delivery, webhook } = found
   if (delivery.status !== 'pending') return { kind: 'skipped', reason: 'not-pending' }
