@@ -92,7 +92,9 @@ export interface RunDeletion {
  * their decisions and links), and records it in the audit log, which is never pruned. A run is
  * kept while something still needs it: a run that forked from it or starts from its state and is
  * not finished (or has no checkpoint of its own), the newest run of its thread (the thread's
- * state), a delivery of it still pending, or a request holding its row (SKIP LOCKED). Finished
+ * state), a delivery of it still pending, a retry accepted and not yet taken by a worker (it
+ * also holds its concurrency key's slot, which a delete would free without admitting the run in
+ * line), or a request holding its row (SKIP LOCKED). Finished
  * runs that referred to a deleted run keep their own state and lose only the reference.
  */
 export async function deleteExpiredRuns(
@@ -107,6 +109,7 @@ export async function deleteExpiredRuns(
     sql`select r.id from runs r
       where r.tenant_id = ${t} and r.id = any(${asked}) and r.status in ${TERMINAL}
         and r.expires_at <= ${o.now.toISOString()}::timestamptz
+        and r.pending_resume is null
         and not exists (
           select 1 from runs o where o.tenant_id = ${t} and o.id <> r.id
             and (o.forked_from = r.id or o.base_run_id = r.id)
