@@ -45,10 +45,10 @@ describe('an outgoing call in a client span', () => {
     expect(headers.traceparent).toBe(
       `00-${parent.spanContext().traceId}-${client!.spanContext().spanId}-01`,
     )
-    // Neither the query string nor the URL's credentials reach the span.
+    // Neither the path, the query string nor the URL's credentials reach the span.
     expect(client!.attributes).toEqual({
       'http.request.method': 'POST',
-      'url.full': 'https://api.example.com:8443/v1/pay',
+      'url.scheme': 'https',
       'server.address': 'api.example.com',
       'server.port': 8443,
       'http.response.status_code': 201,

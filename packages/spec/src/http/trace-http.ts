@@ -19,8 +19,9 @@ export interface TracedExchange {
 /**
  * Runs `send` in a client span for `exchange`, handing it the headers to add so the receiver
  * continues the trace (W3C `traceparent`, `tracestate`). With no SDK registered the span is a
- * no-op and the headers are empty. The span's URL keeps no query string or credentials, which may
- * carry secrets. The span ends with `statusOf`'s answer (5xx marks it an error) or the thrown error.
+ * no-op and the headers are empty. The span names the server but not the URL: a path carries
+ * secrets as often as a query string does (Slack's and Discord's webhook URLs, bot tokens), and
+ * traces go to a collector outside any tenant's reach. The span ends with `statusOf`'s answer (5xx marks it an error) or the thrown error.
  */
 export async function traceHttpExchange<T>(
   exchange: TracedExchange,
@@ -35,7 +36,7 @@ export async function traceHttpExchange<T>(
       kind: SpanKind.CLIENT,
       attributes: {
         'http.request.method': method,
-        'url.full': `${url.protocol}//${url.host}${url.pathname}`,
+        'url.scheme': url.protocol.replace(/:$/, ''),
         'server.address': url.hostname.replace(/^\[|\]$/g, ''),
         'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
       },
