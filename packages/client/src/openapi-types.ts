@@ -2753,7 +2753,7 @@ export interface components {
       }
     }
     /**
-     * @description The tenant's retention policy; a graph's own `retention` overrides it field by field. It applies to runs that finish after it was set.
+     * @description The tenant's retention policy; a graph's own `retention` overrides it field by field. Each retention pass applies the policy then in force to every finished run it has not visited yet, so the first pass after a policy is set applies it to runs that finished before as well; a run already visited keeps what was decided for it then.
      * @example {
      *       "checkpoints": {
      *         "last": 10
