@@ -1,4 +1,8 @@
-import { chooseTestServices, type TestServicesPlan } from './choose-test-services.js'
+import {
+  chooseTestServices,
+  TestServicesError,
+  type TestServicesPlan,
+} from './choose-test-services.js'
 import { startServiceContainers } from './service-containers.js'
 
 // Vitest's global setup of the integration and end-to-end projects: before any test worker
@@ -19,8 +23,16 @@ type WithProvided = typeof globalThis & { [PROVIDED]?: Promise<ProvidedServices>
 export default async function setup(): Promise<() => Promise<void>> {
   const holder = globalThis as WithProvided
   holder[PROVIDED] ??= chooseTestServices({ env: process.env }).then(provide)
-  const provided = await holder[PROVIDED]
-  return () => provided.stop()
+  try {
+    const provided = await holder[PROVIDED]
+    return () => provided.stop()
+  } catch (error) {
+    // Vitest would report a failed setup as "No test files found" with the projects' globs ahead
+    // of the reason; the reason alone is what the developer needs.
+    if (!(error instanceof TestServicesError)) throw error
+    process.stderr.write(`\n${error.message}\n\n`)
+    process.exit(1)
+  }
 }
 
 async function provide(plan: TestServicesPlan): Promise<ProvidedServices> {
