@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createWeaveClient, WeaveProblemError, type WeaveClient } from '@weave/client'
-import { EXIT, UsageError, type CliIo } from './cli-io.js'
+import { EXIT, UsageError, type CliIo, type Command } from './cli-io.js'
 import { DEFAULT_WEAVE_URL, operatorEnv } from './config.js'
 
 // What the operator commands share: the connection options, the client, tables for people and
@@ -36,6 +36,102 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
+}
+
+/** The options a command declares beyond the connection options. */
+type CommandOptions = NonNullable<ParseArgsConfig['options']>
+
+/** The values parsed for a command declaring `O`, the connection options included. */
+export type OperatorValues<O extends CommandOptions> = ReturnType<typeof parseCommand<O>>['values']
+
+/** What a subcommand's body is given. */
+export interface OperatorContext<O extends CommandOptions> {
+  /** The subcommand as typed: tells apart the names that share a body (`approve`, `reject`). */
+  subcommand: string
+  values: OperatorValues<O>
+  positionals: string[]
+  weave: WeaveClient
+  io: CliIo
+}
+
+/** A subcommand's body. Resolves to the exit status; throws UsageError for a wrong command line. */
+export type Subcommand<O extends CommandOptions> = (context: OperatorContext<O>) => Promise<number>
+
+/** An operator command: its name, usage, options and subcommands. */
+export interface OperatorCommandSpec<O extends CommandOptions, S extends string> {
+  /** The command's name, as typed after `weave` and printed before its problems. */
+  name: string
+  usage: string
+  options: O
+  subcommands: Record<S, Subcommand<O>>
+  /** Further names of a subcommand, whose body is told which name was typed. */
+  aliases?: Record<string, NoInfer<S>>
+}
+
+/**
+ * An operator command (`weave <name> <subcommand> [options]`). Without a subcommand it prints
+ * the usage and exits 2; with `--help` or `-h`, it prints it and exits 0. Otherwise it connects
+ * and runs the subcommand's body under {@link operate}. The command throws UsageError for
+ * malformed options, a missing token or an unknown subcommand.
+ */
+export function operatorCommand<O extends CommandOptions, S extends string>(
+  spec: OperatorCommandSpec<O, S>,
+): Command {
+  const bodies = new Map<string, Subcommand<O>>(Object.entries(spec.subcommands))
+  for (const [alias, name] of Object.entries(spec.aliases ?? {})) {
+    bodies.set(alias, spec.subcommands[name])
+  }
+  return async (args, io) => {
+    const [subcommand, ...rest] = args
+    const { values, positionals } = parseCommand(rest, spec.options)
+    // `--help` is a connection option, which the values' type names only once `O` is known.
+    const connection: { help?: boolean } = values
+    if (
+      subcommand === undefined ||
+      subcommand === '--help' ||
+      subcommand === '-h' ||
+      connection.help
+    ) {
+      io.stdout(spec.usage)
+      return subcommand === undefined ? EXIT.usage : EXIT.ok
+    }
+    const weave = clientFor(values, io)
+    return operate(`${spec.name} ${subcommand}`, io, async () => {
+      const body = bodies.get(subcommand)
+      if (body === undefined) throw new UsageError(`unknown subcommand "${subcommand}"`)
+      return body({ subcommand, values, positionals, weave, io })
+    })
+  }
+}
+
+/**
+ * `value` when it is one of `allowed` or is `besides` (a word meaning none of them, like `all`);
+ * undefined when `value` is.
+ * @throws UsageError naming `option` and what it may be
+ */
+export function oneOf<T extends string, B extends string = never>(
+  value: string,
+  allowed: readonly T[],
+  option: string,
+  besides?: B,
+): T | B
+export function oneOf<T extends string, B extends string = never>(
+  value: string | undefined,
+  allowed: readonly T[],
+  option: string,
+  besides?: B,
+): T | B | undefined
+export function oneOf<T extends string, B extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  option: string,
+  besides?: B,
+): T | B | undefined {
+  if (value === undefined || value === besides || (allowed as readonly string[]).includes(value)) {
+    return value as T | B | undefined
+  }
+  const others = besides === undefined ? '' : `${besides} or `
+  throw new UsageError(`${option} must be ${others}one of ${allowed.join(', ')}`)
 }
 
 /** A client of the Weave `--url` or WEAVE_URL names, with `--token` or WEAVE_TOKEN. */

@@ -1,12 +1,11 @@
 import type { Approval, ListApprovalsQuery } from '@weave/client'
-import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { EXIT, type Command } from '../cli-io.js'
 import {
   cell,
-  clientFor,
   jsonObject,
+  oneOf,
   onePositional,
-  operate,
-  parseCommand,
+  operatorCommand,
   printFields,
   printJson,
   printTable,
@@ -16,75 +15,64 @@ import { APPROVALS_USAGE } from '../operator-usage.js'
 const STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const
 
 /** `weave approvals list|show|approve|reject`: a tenant's approvals, through the API. */
-export const approvalsCommand: Command = async (args, io) => {
-  const [subcommand, ...rest] = args
-  const { values, positionals } = parseCommand(rest, {
+export const approvalsCommand: Command = operatorCommand({
+  name: 'approvals',
+  usage: APPROVALS_USAGE,
+  options: {
     status: { type: 'string' },
     run: { type: 'string' },
     comment: { type: 'string' },
     input: { type: 'string' },
     hash: { type: 'string' },
-  })
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || values.help) {
-    io.stdout(APPROVALS_USAGE)
-    return subcommand === undefined ? EXIT.usage : EXIT.ok
-  }
-  const weave = clientFor(values, io)
-  return operate(`approvals ${subcommand}`, io, async () => {
-    switch (subcommand) {
-      case 'list': {
-        const status = values.status ?? 'pending'
-        if (status !== 'all' && !(STATUSES as readonly string[]).includes(status)) {
-          throw new UsageError(`--status must be all or one of ${STATUSES.join(', ')}`)
-        }
-        const query: ListApprovalsQuery = {
-          ...(status === 'all' ? {} : { status: status as (typeof STATUSES)[number] }),
-          ...(values.run === undefined ? {} : { runId: values.run }),
-        }
-        const page = await weave.approvals.list(query)
-        if (values.json) printJson(io, page)
-        else {
-          printTable(
-            io,
-            ['ID', 'RUN', 'STEP', 'STATUS', 'TITLE'],
-            page.items.map((a) => [a.id, a.runId, a.step, a.status, a.title]),
-          )
-        }
-        return EXIT.ok
+  },
+  subcommands: {
+    list: async ({ values, weave, io }) => {
+      const status = oneOf(values.status ?? 'pending', STATUSES, '--status', 'all')
+      const query: ListApprovalsQuery = {
+        ...(status === 'all' ? {} : { status }),
+        ...(values.run === undefined ? {} : { runId: values.run }),
       }
-      case 'show': {
-        const approval = await weave.approvals.get(onePositional(positionals, 'approval id'))
-        if (values.json) printJson(io, approval)
-        else printApproval(io, approval)
-        return EXIT.ok
-      }
-      case 'approve':
-      case 'reject': {
-        const approval = await weave.approvals.get(onePositional(positionals, 'approval id'))
-        // With --hash, the decision holds only for the material `show` printed; without it, for
-        // what was just read, which this command prints with the outcome.
-        const decided = await weave.approvals.decide(
-          { id: approval.id, materialHash: values.hash ?? approval.materialHash },
-          subcommand === 'approve' ? 'approve' : 'reject',
-          {
-            ...(values.comment === undefined ? {} : { comment: values.comment }),
-            ...(values.input === undefined ? {} : { input: jsonObject(values.input, '--input') }),
-          },
+      const page = await weave.approvals.list(query)
+      if (values.json) printJson(io, page)
+      else {
+        printTable(
+          io,
+          ['ID', 'RUN', 'STEP', 'STATUS', 'TITLE'],
+          page.items.map((a) => [a.id, a.runId, a.step, a.status, a.title]),
         )
-        if (values.json) printJson(io, decided)
-        else {
-          io.stdout(
-            `${subcommand === 'approve' ? 'approved' : 'rejected'} "${decided.title}" ` +
-              `(approval ${decided.id}, now ${decided.status})\n`,
-          )
-        }
-        return EXIT.ok
       }
-      default:
-        throw new UsageError(`unknown subcommand "${subcommand}"`)
-    }
-  })
-}
+      return EXIT.ok
+    },
+    show: async ({ values, positionals, weave, io }) => {
+      const approval = await weave.approvals.get(onePositional(positionals, 'approval id'))
+      if (values.json) printJson(io, approval)
+      else printApproval(io, approval)
+      return EXIT.ok
+    },
+    approve: async ({ subcommand, values, positionals, weave, io }) => {
+      const approval = await weave.approvals.get(onePositional(positionals, 'approval id'))
+      // With --hash, the decision holds only for the material `show` printed; without it, for
+      // what was just read, which this command prints with the outcome.
+      const decided = await weave.approvals.decide(
+        { id: approval.id, materialHash: values.hash ?? approval.materialHash },
+        subcommand === 'approve' ? 'approve' : 'reject',
+        {
+          ...(values.comment === undefined ? {} : { comment: values.comment }),
+          ...(values.input === undefined ? {} : { input: jsonObject(values.input, '--input') }),
+        },
+      )
+      if (values.json) printJson(io, decided)
+      else {
+        io.stdout(
+          `${subcommand === 'approve' ? 'approved' : 'rejected'} "${decided.title}" ` +
+            `(approval ${decided.id}, now ${decided.status})\n`,
+        )
+      }
+      return EXIT.ok
+    },
+  },
+  aliases: { reject: 'approve' },
+})
 
 function printApproval(io: Parameters<Command>[1], approval: Approval): void {
   const approvers = [

@@ -2,11 +2,10 @@ import type { Run, RunEvent, RunStatus } from '@weave/client'
 import { EXIT, UsageError, type Command } from '../cli-io.js'
 import {
   cell,
-  clientFor,
   jsonObject,
+  oneOf,
   onePositional,
-  operate,
-  parseCommand,
+  operatorCommand,
   positiveInteger,
   printFields,
   printJson,
@@ -24,89 +23,76 @@ const STATUSES: readonly RunStatus[] = [
 ]
 
 /** `weave runs list|get|watch|cancel|fork`: a tenant's runs, through the API. */
-export const runsCommand: Command = async (args, io) => {
-  const [subcommand, ...rest] = args
-  const { values, positionals } = parseCommand(rest, {
+export const runsCommand: Command = operatorCommand({
+  name: 'runs',
+  usage: RUNS_USAGE,
+  options: {
     status: { type: 'string' },
     graph: { type: 'string' },
     limit: { type: 'string' },
     seq: { type: 'string' },
     input: { type: 'string' },
-  })
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || values.help) {
-    io.stdout(RUNS_USAGE)
-    return subcommand === undefined ? EXIT.usage : EXIT.ok
-  }
-  const weave = clientFor(values, io)
-  return operate(`runs ${subcommand}`, io, async () => {
-    switch (subcommand) {
-      case 'list': {
-        const status = values.status
-        if (status !== undefined && !STATUSES.includes(status as RunStatus)) {
-          throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`)
-        }
-        const page = await weave.runs.list({
-          ...(status === undefined ? {} : { status: status as RunStatus }),
-          ...(values.graph === undefined ? {} : { graph: values.graph }),
-          ...(values.limit === undefined
-            ? {}
-            : { limit: positiveInteger(values.limit, '--limit') }),
-        })
-        if (values.json) printJson(io, page)
-        else {
-          printTable(
-            io,
-            ['ID', 'GRAPH', 'STATUS', 'LAST STEP', 'UPDATED'],
-            page.items.map((r) => [
-              r.id,
-              `${r.graph}@${r.version}`,
-              r.status,
-              cell(r.lastStep),
-              r.updatedAt,
-            ]),
-          )
-        }
-        return EXIT.ok
+  },
+  subcommands: {
+    list: async ({ values, weave, io }) => {
+      const status = oneOf(values.status, STATUSES, '--status')
+      const page = await weave.runs.list({
+        ...(status === undefined ? {} : { status }),
+        ...(values.graph === undefined ? {} : { graph: values.graph }),
+        ...(values.limit === undefined ? {} : { limit: positiveInteger(values.limit, '--limit') }),
+      })
+      if (values.json) printJson(io, page)
+      else {
+        printTable(
+          io,
+          ['ID', 'GRAPH', 'STATUS', 'LAST STEP', 'UPDATED'],
+          page.items.map((r) => [
+            r.id,
+            `${r.graph}@${r.version}`,
+            r.status,
+            cell(r.lastStep),
+            r.updatedAt,
+          ]),
+        )
       }
-      case 'get': {
-        const run = await weave.runs.get(onePositional(positionals, 'run id'))
-        if (values.json) printJson(io, run)
-        else printRun(io, run)
-        return EXIT.ok
+      return EXIT.ok
+    },
+    get: async ({ values, positionals, weave, io }) => {
+      const run = await weave.runs.get(onePositional(positionals, 'run id'))
+      if (values.json) printJson(io, run)
+      else printRun(io, run)
+      return EXIT.ok
+    },
+    watch: async ({ values, positionals, weave, io }) => {
+      const id = onePositional(positionals, 'run id')
+      for await (const event of weave.runs.events(id)) {
+        if (values.json) printJson(io, event)
+        else io.stdout(`${progressLine(event)}\n`)
       }
-      case 'watch': {
-        const id = onePositional(positionals, 'run id')
-        for await (const event of weave.runs.events(id)) {
-          if (values.json) printJson(io, event)
-          else io.stdout(`${progressLine(event)}\n`)
-        }
-        const run = await weave.runs.get(id)
-        if (values.json) printJson(io, run)
-        else io.stdout(`run ${run.id} ${run.status}${run.error ? `: ${cell(run.error)}` : ''}\n`)
-        return run.status === 'completed' ? EXIT.ok : EXIT.failure
-      }
-      case 'cancel': {
-        const result = await weave.runs.cancel(onePositional(positionals, 'run id'))
-        if (values.json) printJson(io, result)
-        else io.stdout(`cancel requested for run ${result.id} (${result.status})\n`)
-        return EXIT.ok
-      }
-      case 'fork': {
-        const id = onePositional(positionals, 'run id')
-        if (values.seq === undefined) throw new UsageError('--seq <n> is required')
-        const run = await weave.runs.fork(id, {
-          seq: positiveInteger(values.seq, '--seq', 0),
-          ...(values.input === undefined ? {} : { input: jsonObject(values.input, '--input') }),
-        })
-        if (values.json) printJson(io, run)
-        else io.stdout(`forked run ${id} at ${values.seq} into run ${run.id} (${run.status})\n`)
-        return EXIT.ok
-      }
-      default:
-        throw new UsageError(`unknown subcommand "${subcommand}"`)
-    }
-  })
-}
+      const run = await weave.runs.get(id)
+      if (values.json) printJson(io, run)
+      else io.stdout(`run ${run.id} ${run.status}${run.error ? `: ${cell(run.error)}` : ''}\n`)
+      return run.status === 'completed' ? EXIT.ok : EXIT.failure
+    },
+    cancel: async ({ values, positionals, weave, io }) => {
+      const result = await weave.runs.cancel(onePositional(positionals, 'run id'))
+      if (values.json) printJson(io, result)
+      else io.stdout(`cancel requested for run ${result.id} (${result.status})\n`)
+      return EXIT.ok
+    },
+    fork: async ({ values, positionals, weave, io }) => {
+      const id = onePositional(positionals, 'run id')
+      if (values.seq === undefined) throw new UsageError('--seq <n> is required')
+      const run = await weave.runs.fork(id, {
+        seq: positiveInteger(values.seq, '--seq', 0),
+        ...(values.input === undefined ? {} : { input: jsonObject(values.input, '--input') }),
+      })
+      if (values.json) printJson(io, run)
+      else io.stdout(`forked run ${id} at ${values.seq} into run ${run.id} (${run.status})\n`)
+      return EXIT.ok
+    },
+  },
+})
 
 function printRun(io: Parameters<Command>[1], run: Run): void {
   const fields: Array<[string, string]> = [

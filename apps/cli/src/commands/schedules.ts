@@ -1,11 +1,9 @@
 import type { Schedule, ScheduleFiring } from '@weave/client'
-import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { EXIT, type Command } from '../cli-io.js'
 import {
   cell,
-  clientFor,
   onePositional,
-  operate,
-  parseCommand,
+  operatorCommand,
   positiveInteger,
   printFields,
   printJson,
@@ -14,58 +12,48 @@ import {
 import { SCHEDULES_USAGE } from '../operator-usage.js'
 
 /** `weave schedules list|get|pause|resume|trigger`: a tenant's schedules, through the API. */
-export const schedulesCommand: Command = async (args, io) => {
-  const [subcommand, ...rest] = args
-  const { values, positionals } = parseCommand(rest, { limit: { type: 'string' } })
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || values.help) {
-    io.stdout(SCHEDULES_USAGE)
-    return subcommand === undefined ? EXIT.usage : EXIT.ok
-  }
-  const weave = clientFor(values, io)
-  return operate(`schedules ${subcommand}`, io, async () => {
-    switch (subcommand) {
-      case 'list': {
-        const page = await weave.schedules.list(
-          values.limit === undefined ? {} : { limit: positiveInteger(values.limit, '--limit') },
+export const schedulesCommand: Command = operatorCommand({
+  name: 'schedules',
+  usage: SCHEDULES_USAGE,
+  options: { limit: { type: 'string' } },
+  subcommands: {
+    list: async ({ values, weave, io }) => {
+      const page = await weave.schedules.list(
+        values.limit === undefined ? {} : { limit: positiveInteger(values.limit, '--limit') },
+      )
+      if (values.json) printJson(io, page)
+      else {
+        printTable(
+          io,
+          ['ID', 'TARGET', 'WHEN', 'PAUSED', 'OVERLAP'],
+          page.items.map((s) => [s.id, target(s), timing(s), s.paused ? 'yes' : 'no', s.overlap]),
         )
-        if (values.json) printJson(io, page)
-        else {
-          printTable(
-            io,
-            ['ID', 'TARGET', 'WHEN', 'PAUSED', 'OVERLAP'],
-            page.items.map((s) => [s.id, target(s), timing(s), s.paused ? 'yes' : 'no', s.overlap]),
-          )
-        }
-        return EXIT.ok
       }
-      case 'get': {
-        const schedule = await weave.schedules.get(onePositional(positionals, 'schedule id'))
-        if (values.json) printJson(io, schedule)
-        else printSchedule(io, schedule)
-        return EXIT.ok
-      }
-      case 'pause':
-      case 'resume': {
-        const id = onePositional(positionals, 'schedule id')
-        const schedule =
-          subcommand === 'pause'
-            ? await weave.schedules.pause(id)
-            : await weave.schedules.resume(id)
-        if (values.json) printJson(io, schedule)
-        else io.stdout(`schedule ${schedule.id} ${schedule.paused ? 'paused' : 'active'}\n`)
-        return EXIT.ok
-      }
-      case 'trigger': {
-        const firing = await weave.schedules.trigger(onePositional(positionals, 'schedule id'))
-        if (values.json) printJson(io, firing)
-        else io.stdout(`${firingLine(firing)}\n`)
-        return EXIT.ok
-      }
-      default:
-        throw new UsageError(`unknown subcommand "${subcommand}"`)
-    }
-  })
-}
+      return EXIT.ok
+    },
+    get: async ({ values, positionals, weave, io }) => {
+      const schedule = await weave.schedules.get(onePositional(positionals, 'schedule id'))
+      if (values.json) printJson(io, schedule)
+      else printSchedule(io, schedule)
+      return EXIT.ok
+    },
+    pause: async ({ subcommand, values, positionals, weave, io }) => {
+      const id = onePositional(positionals, 'schedule id')
+      const schedule =
+        subcommand === 'pause' ? await weave.schedules.pause(id) : await weave.schedules.resume(id)
+      if (values.json) printJson(io, schedule)
+      else io.stdout(`schedule ${schedule.id} ${schedule.paused ? 'paused' : 'active'}\n`)
+      return EXIT.ok
+    },
+    trigger: async ({ values, positionals, weave, io }) => {
+      const firing = await weave.schedules.trigger(onePositional(positionals, 'schedule id'))
+      if (values.json) printJson(io, firing)
+      else io.stdout(`${firingLine(firing)}\n`)
+      return EXIT.ok
+    },
+  },
+  aliases: { resume: 'pause' },
+})
 
 /** What a schedule runs: a thread, or a graph at a version or its latest. */
 function target(s: Schedule): string {

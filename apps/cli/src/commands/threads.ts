@@ -1,12 +1,11 @@
 import type { Thread, ThreadSummary } from '@weave/client'
-import { EXIT, UsageError, type Command } from '../cli-io.js'
+import { EXIT, type Command } from '../cli-io.js'
 import {
   cell,
-  clientFor,
   jsonObject,
+  oneOf,
   onePositional,
-  operate,
-  parseCommand,
+  operatorCommand,
   positiveInteger,
   printFields,
   printJson,
@@ -17,62 +16,49 @@ import { THREADS_USAGE } from '../operator-usage.js'
 const STATUSES: readonly ThreadSummary['status'][] = ['idle', 'busy', 'waiting']
 
 /** `weave threads list|get`: a tenant's threads, through the API. */
-export const threadsCommand: Command = async (args, io) => {
-  const [subcommand, ...rest] = args
-  const { values, positionals } = parseCommand(rest, {
+export const threadsCommand: Command = operatorCommand({
+  name: 'threads',
+  usage: THREADS_USAGE,
+  options: {
     status: { type: 'string' },
     metadata: { type: 'string' },
     limit: { type: 'string' },
-  })
-  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || values.help) {
-    io.stdout(THREADS_USAGE)
-    return subcommand === undefined ? EXIT.usage : EXIT.ok
-  }
-  const weave = clientFor(values, io)
-  return operate(`threads ${subcommand}`, io, async () => {
-    switch (subcommand) {
-      case 'list': {
-        const status = values.status
-        if (status !== undefined && !STATUSES.includes(status as ThreadSummary['status'])) {
-          throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`)
-        }
-        const page = await weave.threads.list({
-          ...(status === undefined ? {} : { status: status as ThreadSummary['status'] }),
-          ...(values.metadata === undefined
-            ? {}
-            : { metadata: JSON.stringify(jsonObject(values.metadata, '--metadata')) }),
-          ...(values.limit === undefined
-            ? {}
-            : { limit: positiveInteger(values.limit, '--limit') }),
-        })
-        if (values.json) printJson(io, page)
-        else {
-          printTable(
-            io,
-            ['KEY', 'GRAPH', 'STATUS', 'STRATEGY', 'ACTIVE RUN', 'UPDATED'],
-            page.items.map((t) => [
-              t.key,
-              t.version === null ? t.graph : `${t.graph}@${t.version}`,
-              t.status,
-              t.strategy,
-              cell(t.activeRunId),
-              t.updatedAt,
-            ]),
-          )
-        }
-        return EXIT.ok
+  },
+  subcommands: {
+    list: async ({ values, weave, io }) => {
+      const status = oneOf(values.status, STATUSES, '--status')
+      const page = await weave.threads.list({
+        ...(status === undefined ? {} : { status }),
+        ...(values.metadata === undefined
+          ? {}
+          : { metadata: JSON.stringify(jsonObject(values.metadata, '--metadata')) }),
+        ...(values.limit === undefined ? {} : { limit: positiveInteger(values.limit, '--limit') }),
+      })
+      if (values.json) printJson(io, page)
+      else {
+        printTable(
+          io,
+          ['KEY', 'GRAPH', 'STATUS', 'STRATEGY', 'ACTIVE RUN', 'UPDATED'],
+          page.items.map((t) => [
+            t.key,
+            t.version === null ? t.graph : `${t.graph}@${t.version}`,
+            t.status,
+            t.strategy,
+            cell(t.activeRunId),
+            t.updatedAt,
+          ]),
+        )
       }
-      case 'get': {
-        const thread = await weave.threads.get(onePositional(positionals, 'thread key'))
-        if (values.json) printJson(io, thread)
-        else printThread(io, thread)
-        return EXIT.ok
-      }
-      default:
-        throw new UsageError(`unknown subcommand "${subcommand}"`)
-    }
-  })
-}
+      return EXIT.ok
+    },
+    get: async ({ values, positionals, weave, io }) => {
+      const thread = await weave.threads.get(onePositional(positionals, 'thread key'))
+      if (values.json) printJson(io, thread)
+      else printThread(io, thread)
+      return EXIT.ok
+    },
+  },
+})
 
 function printThread(io: Parameters<Command>[1], thread: Thread): void {
   const active = thread.activeRun
