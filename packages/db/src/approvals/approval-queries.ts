@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { and, asc, desc, eq, inArray, lte, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from '../cursor.js'
 import { approvalMaterialHash } from '@weave/spec'
@@ -87,15 +87,7 @@ export async function openApproval(
   const [existing] = await tx.db
     .select()
     .from(approvals)
-    .where(
-      and(
-        eq(approvals.tenantId, tx.tenant),
-        eq(approvals.runId, input.runId),
-        eq(approvals.step, input.step),
-        eq(approvals.seq, input.seq),
-        eq(approvals.callId, input.callId ?? ''),
-      ),
-    )
+    .where(isAskedAt(tx, { ...input, callId: input.callId ?? '' }))
   const found = existing as ApprovalRow
   return { approval: (await withDecisions(tx, [found]))[0] as Approval, created: false }
 }
@@ -119,19 +111,22 @@ export async function getCallApproval(
   query: { runId: string; step: string; seq: number; callId: string },
 ): Promise<Approval | null> {
   if (!isUuid(query.runId) || query.callId === '') return null
-  const [row] = await tx.db
-    .select()
-    .from(approvals)
-    .where(
-      and(
-        eq(approvals.tenantId, tx.tenant),
-        eq(approvals.runId, query.runId),
-        eq(approvals.step, query.step),
-        eq(approvals.seq, query.seq),
-        eq(approvals.callId, query.callId),
-      ),
-    )
+  const [row] = await tx.db.select().from(approvals).where(isAskedAt(tx, query))
   return row ? ((await withDecisions(tx, [row]))[0] as Approval) : null
+}
+
+/** The tenant's approval asked at one place: run, step, seq and call ('' for an approval step). */
+function isAskedAt(
+  tx: TenantTx,
+  at: { runId: string; step: string; seq: number; callId: string },
+): SQL | undefined {
+  return and(
+    eq(approvals.tenantId, tx.tenant),
+    eq(approvals.runId, at.runId),
+    eq(approvals.step, at.step),
+    eq(approvals.seq, at.seq),
+    eq(approvals.callId, at.callId),
+  )
 }
 
 /**
