@@ -90,7 +90,7 @@ function readAnchors(path: string): SignedAnchor[] {
 function parseOptions(args: string[]) {
   try {
     return parseArgs({
-      args,
+      args: withKeyValuesAttached(args),
       options: {
         'public-key': { type: 'string' },
         anchor: { type: 'string', multiple: true },
@@ -103,4 +103,21 @@ function parseOptions(args: string[]) {
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
+}
+
+/**
+ * `--public-key <key>` as `--public-key=<key>`: a base64url key starts with `-` one time in 64,
+ * and parseArgs refuses a separate value that starts with a dash as ambiguous.
+ */
+function withKeyValuesAttached(args: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const value = args[i + 1]
+    if (arg === '--public-key' && value !== undefined) {
+      out.push(`${arg}=${value}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
 }
