@@ -225,21 +225,21 @@ const RUN_BASE = {
   linePosition: null,
 }
 
+/** A new run as its start answers it: queued, nothing run yet. */
+const QUEUED_RUN = {
+  ...RUN_BASE,
+  status: 'queued',
+  lastStep: null,
+  steps: 0,
+  state: {},
+  pendingApprovals: [],
+  waitingOn: null,
+  updatedAt: '2025-01-31T09:30:00.000Z',
+}
+
 /** Example answers of the run operations, each in the state that operation leaves a run. */
 export const RUN_EXAMPLES = {
-  queued: {
-    summary: 'A new run, queued for a worker',
-    value: {
-      ...RUN_BASE,
-      status: 'queued',
-      lastStep: null,
-      steps: 0,
-      state: {},
-      pendingApprovals: [],
-      waitingOn: null,
-      updatedAt: '2025-01-31T09:30:00.000Z',
-    },
-  },
+  queued: { summary: 'A new run, queued for a worker', value: QUEUED_RUN },
   forked: {
     summary: 'A fork of checkpoint 1 of another run, queued',
     value: {
@@ -260,14 +260,7 @@ export const RUN_EXAMPLES = {
   inLine: {
     summary: 'A run waiting in its concurrency key line, second to be admitted',
     value: {
-      ...RUN_BASE,
-      status: 'queued',
-      lastStep: null,
-      steps: 0,
-      state: {},
-      pendingApprovals: [],
-      waitingOn: null,
-      updatedAt: '2025-01-31T09:30:00.000Z',
+      ...QUEUED_RUN,
       concurrencyKey: 'refunds:c_42',
       concurrencyLimit: 1,
       linePosition: 2,
