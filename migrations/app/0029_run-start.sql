@@ -1,0 +1,1 @@
+-- A run's start in one statement: see weave_start_run.

@@ -1,0 +1,1 @@
+-- A run's read in one statement: see weave_read_run.

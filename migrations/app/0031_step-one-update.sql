@@ -1,0 +1,1 @@
+-- A step's write with one update of its run: see weave_save_step.
