@@ -1,6 +1,7 @@
 import { withTenant, type Database } from './client.js'
 import { listExpiredRuns, listRunsToRetain } from './retention-policies.js'
 import { deleteExpiredRuns, pruneRunCheckpoints } from './retention-prune.js'
+import { deleteExpiredRunEventWatches } from './run-event-watches.js'
 
 /** What one retention pass removed, summed over tenants. */
 export interface RetentionReport {
@@ -16,6 +17,8 @@ export interface RetentionReport {
   approvalsDeleted: number
   /** Runs left for a later pass: resumed meanwhile, held by a request, or still needed. */
   runsSkipped: number
+  /** Expired watches of event streams that went away without removing them (every tenant's). */
+  watchesDeleted: number
   /** False when the pass stopped at its time budget with work left for the next one. */
   complete: boolean
 }
@@ -44,7 +47,8 @@ const PAGE = 200
  * last checkpoint (their history is pruned to what the policy keeps, their expiry set), then
  * deletes runs whose expiry has passed. Each transaction touches one run's history entries or a
  * few runs, never more than a batch, and locks only rows of finished runs, so runs executing
- * meanwhile write their checkpoints unhindered (retention.int.test.ts).
+ * meanwhile write their checkpoints unhindered (retention.int.test.ts). Expired run event watches
+ * go first, in one statement.
  */
 export async function applyRetention(
   database: Pick<Database, 'db'>,
@@ -64,6 +68,7 @@ export async function applyRetention(
     deliveriesDeleted: 0,
     approvalsDeleted: 0,
     runsSkipped: 0,
+    watchesDeleted: await deleteExpiredRunEventWatches(database, now),
     complete: true,
   }
   let after: { at: Date; id: string } | null = null

@@ -47,6 +47,7 @@ describe('migrateDatabase', () => {
       'graph_versions',
       'graphs',
       'retention_policies',
+      'run_event_watches',
       'run_events',
       'runs',
       'schedule_firings',

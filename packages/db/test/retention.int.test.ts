@@ -443,6 +443,7 @@ describe('retention', () => {
       approvalsDeleted: 0,
       // The run the waiting fork refers to stays expired and skipped until the fork finishes.
       runsSkipped: 1,
+      watchesDeleted: 0,
       complete: true,
     })
   })

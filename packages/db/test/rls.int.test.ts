@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import {
   appendAudit,
   appendRunEvent,
@@ -14,6 +14,7 @@ import {
   loadCheckpointRow,
   openApproval,
   recordDeliveryAttempt,
+  watchRunEvents,
   withTenant,
 } from '@weave/db'
 import {
@@ -31,6 +32,7 @@ const TABLES = [
   'graph_versions',
   'runs',
   'run_events',
+  'run_event_watches',
   'approvals',
   'approval_decisions',
   'approval_tokens',
@@ -70,6 +72,7 @@ beforeAll(async () => {
         createdBy: 'ops',
       })
       const event = await appendRunEvent(tx, run.id, 'run.queued', { graph: 'g', version: 1 })
+      await watchRunEvents(tx, run.id, { watcher: randomUUID(), ttlMs: 60_000 })
       const delivery = await tx.db.execute<{ id: string }>(
         sql`select id from webhook_deliveries where run_id = ${run.id} and event_seq = ${event.seq}`,
       )

@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appendRunEvent, listenForRunEvents, withTenant, type RunEventListener } from '@weave/db'
+import {
+  appendRunEvent,
+  listenForRunEvents,
+  watchRunEvents,
+  withTenant,
+  type RunEventListener,
+} from '@weave/db'
 import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
 
 let t: TestDatabase
@@ -11,6 +18,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.drop()
 })
+
+/** Has the run's events announced: only a watched run's are (run-event-watches.int.test.ts). */
+async function watch(tenant: string, runId: string): Promise<void> {
+  await withTenant(t.app, tenant, (tx) =>
+    watchRunEvents(tx, runId, { watcher: randomUUID(), ttlMs: 60_000 }),
+  )
+}
 
 /** Resolves with the next run id announced that satisfies `predicate`. */
 function nextAnnouncement(
@@ -40,6 +54,8 @@ describe('run event announcements', () => {
       await listener.listening
       const tenant = randomTenant()
       const [kept, rolledBack] = [await seedRunIn(t.app, tenant), await seedRunIn(t.app, tenant)]
+      await watch(tenant, kept.id)
+      await watch(tenant, rolledBack.id)
       await withTenant(t.app, tenant, async (tx) => {
         await appendRunEvent(tx, rolledBack.id, 'run.started', {})
         throw new Error('roll back')
@@ -75,6 +91,7 @@ describe('run event announcements', () => {
       expect(errors.length).toBeGreaterThan(0)
       const tenant = randomTenant()
       const run = await seedRunIn(t.app, tenant)
+      await watch(tenant, run.id)
       await withTenant(t.app, tenant, (tx) => appendRunEvent(tx, run.id, 'run.started', {}))
       expect(await nextAnnouncement(announced, (id) => id === run.id)).toBe(run.id)
     } finally {

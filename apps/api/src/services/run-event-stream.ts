@@ -1,17 +1,23 @@
+import { randomUUID } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import {
   TERMINAL_RUN_EVENT_TYPES,
   TERMINAL_RUN_STATUSES,
   getRun,
   listRunEvents,
+  renewRunEventWatch,
+  unwatchRunEvents,
+  watchRunEvents,
   withTenant,
   type Database,
   type RunEventRow,
   type RunEventType,
   type RunStatus,
+  type RunEventWatch,
+  type TenantTx,
 } from '@weave/db'
 import type { Logger } from 'pino'
-import { ServiceUnavailableError } from '../http/app-errors.js'
+import { NotFoundError, ServiceUnavailableError } from '../http/app-errors.js'
 import { sseComment, sseMessage, sseRetry } from '../http/sse.js'
 import type { RunEvent } from '../schemas/runs.js'
 import type { RunEventWakeups } from './run-event-wakeups.js'
@@ -20,8 +26,16 @@ import { requireRun } from './run-views.js'
 /** What {@link createRunEventStreams} builds streams over. */
 export interface RunEventStreamDeps {
   database: Pick<Database, 'db'>
-  /** Live wake-ups (Postgres LISTEN); without them streams only poll. */
+  /**
+   * Live wake-ups (Postgres LISTEN); without them streams only poll. With them each stream
+   * watches its run (run_event_watches), for its events to be announced at all.
+   */
   wakeups?: RunEventWakeups
+  /**
+   * How long a stream's watch of its run lives unless renewed (default 10 min): it is renewed
+   * every fifth of that, at a poll, so only a stream whose process went away lets it expire.
+   */
+  watchTtlMs?: number
   /** How often a stream reads new events unwoken: default 5 s with wake-ups, 500 ms without. */
   pollMs?: number
   /** How often an idle stream sends a `: ping` comment (default 15 s). */
@@ -101,6 +115,7 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
   const drainTimeoutMs = deps.drainTimeoutMs ?? 30_000
   const maxStreams = deps.maxStreams ?? 1_000
   const maxStreamsPerTenant = deps.maxStreamsPerTenant ?? 100
+  const watchTtlMs = deps.watchTtlMs ?? 600_000
   const perTenant = new Map<string, number>()
   let open = 0
 
@@ -142,8 +157,11 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
     async open(tenant, runId, afterSeq, log, options = {}) {
       // No await before this line: the check and the reservation are one step.
       const release = reserve(tenant)
+      const watch = deps.wakeups ? { watcher: randomUUID(), ttlMs: watchTtlMs } : undefined
       try {
-        await withTenant(deps.database, tenant, (tx) => requireRun(tx, runId))
+        await withTenant(deps.database, tenant, async (tx) => {
+          await (watch ? watchRun(tx, runId, watch) : requireRun(tx, runId))
+        })
       } catch (err) {
         release()
         throw err
@@ -155,6 +173,9 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
       let isFinished = false
       let stalled: NodeJS.Timeout | undefined
       let expiry: NodeJS.Timeout | undefined
+      let renewAt = Date.now() + watchTtlMs / 5
+      // The watch's renewals and its removal, one after the other; never rejects.
+      let watchWork = Promise.resolve()
 
       const finish = (how: 'end' | 'destroy' = 'end') => {
         if (isFinished) return
@@ -165,6 +186,15 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
         clearTimeout(expiry)
         unsubscribe()
         release()
+        if (watch) {
+          watchWork = watchWork
+            .then(() =>
+              withTenant(deps.database, tenant, (tx) => unwatchRunEvents(tx, runId, watch.watcher)),
+            )
+            .catch((err: unknown) => {
+              log.warn({ err, runId }, 'run event watch not removed; it expires by itself')
+            })
+        }
         // A stalled client cannot take the rest: destroying closes its socket and frees it.
         if (how === 'destroy') return void stream.destroy()
         if (stream.destroyed) return
@@ -222,8 +252,32 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
         }
       }
       const wake = () => void pump()
+      // A watch still in force is extended in place. One that lapsed (renewals failed for half
+      // its life) is registered again like at the start, and the events are read after that:
+      // those committed meanwhile may not have been announced.
+      const renewWatch = () => {
+        if (!watch || isFinished || Date.now() < renewAt) return
+        renewAt = Infinity
+        watchWork = watchWork
+          .then(async () => {
+            const renew = (tx: TenantTx) => renewRunEventWatch(tx, runId, watch)
+            if (await withTenant(deps.database, tenant, renew)) return
+            if (isFinished) return
+            await withTenant(deps.database, tenant, (tx) => watchRunEvents(tx, runId, watch))
+            wake()
+          })
+          .catch((err: unknown) => {
+            log.warn({ err, runId }, 'run event watch not renewed; retrying later')
+          })
+          .finally(() => {
+            renewAt = Date.now() + watchTtlMs / 5
+          })
+      }
       const unsubscribe = deps.wakeups?.subscribe(runId, wake) ?? (() => undefined)
-      const poll = setInterval(wake, pollMs)
+      const poll = setInterval(() => {
+        renewWatch()
+        wake()
+      }, pollMs)
       // A blocked stream has bytes in flight already; a ping would only add to them.
       const heartbeat = setInterval(() => {
         if (!isBlocked()) write(sseComment('ping'))
@@ -253,6 +307,18 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
       return stream
     },
   }
+}
+
+/**
+ * Registers the stream's watch of the run, in the transaction that checks the run exists, so
+ * opening a stream costs no extra round trip. The watch commits before the stream's first read,
+ * and registering waits for any appender to the run that has not committed, so each event is in
+ * that read or announced (run-event-watches.int.test.ts).
+ * @throws {NotFoundError} `run-not-found`, also for an id that is not a UUID
+ */
+async function watchRun(tx: TenantTx, runId: string, watch: RunEventWatch): Promise<void> {
+  if (await watchRunEvents(tx, runId, watch)) return
+  throw new NotFoundError(`No run ${runId}.`, { problem: 'run-not-found' })
 }
 
 function isTerminal(status: RunStatus): boolean {
