@@ -4,39 +4,45 @@ import type { RunRow } from './runs.js'
 import { runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
 
-/** A run with the ids of its pending approvals, newest first. */
-export interface RunWithPending {
+/** What `GET` of a run shows, as stored: the run, its pending approvals and latest checkpoint. */
+export interface RunRead {
   run: RunRow
+  /** Ids of the run's pending approvals, newest first. */
   pendingApprovals: string[]
+  /** The stored text of the run's latest checkpoint; null when it has none. */
+  checkpoint: string | null
 }
 
-// Named, so each pooled connection parses and plans it once. Both functions set the tenant for
-// row-level security themselves (migration 0016), so the read is one statement, no transaction.
-const RUN_VIEW = {
-  name: 'weave_run_view',
-  text: `SELECT r.*, weave_pending_approval_ids(r.tenant_id, r.id) AS pending_approval_ids
-    FROM weave_run_row($1, $2) r`,
+// Named, so each pooled connection parses and plans it once. The function sets the tenant for
+// row-level security itself (migration 0030), so the read is one statement, no transaction.
+// `(r.run).*` expands the row of the one function call in FROM into the table's columns.
+const RUN_READ = {
+  name: 'weave_read_run',
+  text: `SELECT (r.run).*, r.pending_approval_ids, r.checkpoint FROM weave_read_run($1, $2, $3) r`,
 }
 
 const COLUMNS = Object.entries(getTableColumns(runs))
 
 /**
- * The tenant's run `id` and its pending approvals, read in one statement (what `GET` of a run
- * shows besides its state); null when the tenant has no such run, also for an id that is not
- * a UUID.
+ * The tenant's run `id`, its pending approvals and its latest checkpoint's stored text, read in
+ * one statement; null when the tenant has no such run, also for an id that is not a UUID.
+ * `checkpointNsHead` is the stored namespace of a graph's checkpoints without the graph's name,
+ * as the tenant's checkpoint store encodes it (PgStore's `namespaceColumn`).
+ * @throws TypeError for an empty tenant
  */
-export async function readRunWithPending(
+export async function readRunForView(
   database: Pick<Database, 'pool'>,
   tenant: string,
   id: string,
-): Promise<RunWithPending | null> {
+  checkpointNsHead: string,
+): Promise<RunRead | null> {
   if (typeof tenant !== 'string' || tenant.length === 0) {
     throw new TypeError('tenant must be a non-empty string')
   }
   if (!isUuid(id)) return null
   const { rows } = await database.pool.query<Record<string, unknown>>({
-    ...RUN_VIEW,
-    values: [tenant, id],
+    ...RUN_READ,
+    values: [tenant, id, checkpointNsHead],
   })
   const row = rows[0]
   if (!row) return null
@@ -47,5 +53,9 @@ export async function readRunWithPending(
       return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)]
     }),
   ) as RunRow
-  return { run, pendingApprovals: row.pending_approval_ids as string[] }
+  return {
+    run,
+    pendingApprovals: row.pending_approval_ids as string[],
+    checkpoint: (row.checkpoint as string | null) ?? null,
+  }
 }
