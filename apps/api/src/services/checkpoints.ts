@@ -1,5 +1,5 @@
 import type { Database, RunRow } from '@weave/db'
-import { loadCheckpoint, type LoadedCheckpoint } from '@weave/kernel'
+import { loadCheckpoint, type LoadedCheckpoint, type Store } from '@weave/kernel'
 import { PgStore } from '@weave/pgstore'
 import { withoutProtocolKeys } from '@weave/spec'
 import { NotFoundError } from '../http/app-errors.js'
@@ -15,7 +15,7 @@ export function tenantStore(database: Database, tenant: string): PgStore {
  * @throws CorruptCheckpointError, UnsupportedCheckpointSchemaError (server faults)
  */
 export async function readCheckpoint(
-  store: PgStore,
+  store: Store,
   graph: string,
   runId: string,
   seq?: number,
