@@ -34,7 +34,7 @@ export interface AuditInput extends AuditContext {
  * lock at commit only.
  */
 export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<AuditEvent> {
-  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx, input)
+  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx.tenant, input)
   const result = await tx.db.execute<{ seq: string | number; prev_hash: string; hash: string }>(
     sql`select seq, prev_hash, hash from weave_append_audit(${tx.tenant}, ${unhashed.id}::uuid,
       ${unhashed.at}::timestamptz, ${unhashed.actor}, ${unhashed.action},
@@ -70,7 +70,7 @@ export async function appendAuditAtCommit(
   tx: TenantTx,
   input: AuditInput,
 ): Promise<{ id: string }> {
-  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx, input)
+  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx.tenant, input)
   await tx.db.execute(
     sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind, target_id,
       request_id, ip, details, body, seq_marker, prev_marker)
@@ -82,11 +82,22 @@ export async function appendAuditAtCommit(
   return { id: unhashed.id }
 }
 
+/** An audit event before it is chained, as the database chains it (weave_chain_pending_audit). */
+export interface UnchainedAudit {
+  unhashed: Omit<AuditEvent, 'hash'>
+  /** The canonical JSON the event's hash covers, with the markers in it. */
+  body: string
+  /** The quoted marker in `body` where the event's seq goes. */
+  seqMarker: string
+  /** The marker in `body` where the previous event's hash goes. */
+  prevMarker: string
+}
+
 /**
  * The event before it is chained, and the canonical JSON its hash covers with markers where the
  * seq and the previous hash go: both are known only under the chain's lock, in the database.
  */
-function unchainedAudit(tx: TenantTx, input: AuditInput) {
+export function unchainedAudit(tenant: string, input: AuditInput): UnchainedAudit {
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
   const marker = randomBytes(16).toString('hex')
@@ -97,7 +108,7 @@ function unchainedAudit(tx: TenantTx, input: AuditInput) {
     seq: 0,
     // Millisecond ISO time: what timestamptz(3) stores and reads back unchanged.
     at: new Date().toISOString(),
-    tenant: tx.tenant,
+    tenant,
     actor: input.actor,
     action: input.action,
     target: { kind: input.target.kind, id: input.target.id },

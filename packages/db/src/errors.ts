@@ -20,6 +20,9 @@ export type DbErrorCode =
   | 'checkpoint-behind'
   | 'approval-not-usable'
   | 'thread-busy'
+  | 'graph-not-found'
+  | 'graph-archived'
+  | 'graph-version-changed'
 
 /** Base class of the errors `@weave/db` throws on purpose. */
 export class DbError extends Error {
@@ -135,5 +138,22 @@ export class ThreadBusyError extends DbError {
     readonly activeRunId: string,
   ) {
     super('thread-busy', `thread ${threadKey} has an active run ${activeRunId}`)
+  }
+}
+
+/**
+ * A run's start refused by its graph: there is no such graph (`graph-not-found`), it is archived
+ * (`graph-archived`), or the version the input was validated against is no longer the one the
+ * start asked for (`graph-version-changed`: a newer latest, or the graph registered again under
+ * that number with another spec). Nothing of the start was written.
+ */
+export class RunStartRefusedError extends DbError {
+  override name = 'RunStartRefusedError'
+  constructor(
+    code: 'graph-not-found' | 'graph-archived' | 'graph-version-changed',
+    readonly graphName: string,
+    options?: ErrorOptions,
+  ) {
+    super(code, `${code.replaceAll('-', ' ')}: graph ${graphName}`, options)
   }
 }
