@@ -13,12 +13,8 @@ export async function runnableVersion(
 ): Promise<GraphVersionRow> {
   // One query for the graph's archive state and the version, on the path of every run start.
   const graph = await getGraphForRun(tx, name, version)
-  if (!graph) throw new NotFoundError(`No graph named "${name}".`, { problem: 'graph-not-found' })
-  if (graph.archivedAt) {
-    throw new ConflictError(`Graph "${name}" is archived and takes no new runs.`, {
-      problem: 'graph-archived',
-    })
-  }
+  if (!graph) throw graphNotFoundError(name)
+  if (graph.archivedAt) throw graphArchivedError(name)
   const row = graph.version
   if (!row) {
     throw new NotFoundError(`Graph "${name}" has no version ${version ?? 'registered'}.`, {
@@ -26,4 +22,17 @@ export async function runnableVersion(
     })
   }
   return row
+}
+
+/** The `graph-not-found` problem of a new run of the graph `name`. */
+export function graphNotFoundError(name: string, options?: ErrorOptions): NotFoundError {
+  return new NotFoundError(`No graph named "${name}".`, { problem: 'graph-not-found', ...options })
+}
+
+/** The `graph-archived` problem of a new run of the graph `name`. */
+export function graphArchivedError(name: string, options?: ErrorOptions): ConflictError {
+  return new ConflictError(`Graph "${name}" is archived and takes no new runs.`, {
+    problem: 'graph-archived',
+    ...options,
+  })
 }
