@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   claimRunForJob,
   completeRun,
+  createWebhook,
   getRun,
   listRunEvents,
   requestResume,
@@ -10,7 +12,13 @@ import {
   withTenant,
   type RunClaimRequest,
 } from '@weave/db'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  randomTenant,
+  runsUpdatedBy,
+  seedRunIn,
+} from './test-database.js'
 
 // A worker claims its run and completes it in one statement each (weave_claim_run,
 // weave_complete_run). They must keep what the transactions they replace promised: one claim at
@@ -165,5 +173,84 @@ describe('completeRun', () => {
       }),
     ).toBe(false)
     expect((await withTenant(t.app, tenant, (tx) => getRun(tx, seeded.id)))?.status).toBe('running')
+  })
+})
+
+describe('a claim and a completion', () => {
+  it('each update the run’s row once, numbering their event and its deliveries in that update', async () => {
+    const tenant = randomTenant()
+    const seeded = await seedRunIn(t.app, tenant)
+    await withTenant(t.app, tenant, (tx) =>
+      createWebhook(tx, randomBytes(32), {
+        url: 'https://hooks.test/runs',
+        events: ['run.started', 'run.resumed', 'run.completed'],
+        createdBy: 'admin',
+      }),
+    )
+    const request = { tenant, runId: seeded.id, jobId: 'job-1', eventReason: 'timer' }
+
+    const started = await runsUpdatedBy(t, (database) =>
+      claimRunForJob(database, { ...request, from: ['queued'] }),
+    )
+    if (!('run' in started.result)) throw new Error('not claimed')
+    await withTenant(t.app, tenant, (tx) =>
+      transitionRun(tx, seeded.id, ['running'], 'waiting', {
+        waitingOn: { kind: 'wait', step: 'a', atSeq: 0, until: new Date().toISOString() },
+      }),
+    )
+    const resumed = await runsUpdatedBy(t, (database) =>
+      claimRunForJob(database, { ...request, jobId: 'job-2', from: ['waiting'] }),
+    )
+    if (!('run' in resumed.result)) throw new Error('not resumed')
+    const leaseToken = resumed.result.run.leaseToken!
+    const completed = await runsUpdatedBy(t, (database) =>
+      completeRun(database, {
+        tenant,
+        runId: seeded.id,
+        leaseToken,
+        stopReason: 'completed',
+        lastStep: 'a',
+        addSteps: 1,
+      }),
+    )
+
+    expect([started.updates, resumed.updates, completed.updates]).toEqual([1, 1, 1])
+    expect(completed.result).toBe(true)
+    const events = await withTenant(t.app, tenant, (tx) => listRunEvents(tx, seeded.id))
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'run.started'],
+      [2, 'run.resumed'],
+      [3, 'run.completed'],
+    ])
+    // A claim's row says which number its event took.
+    expect([started.result.run.eventSeq, resumed.result.run.eventSeq]).toEqual([1, 2])
+    expect((await withTenant(t.app, tenant, (tx) => getRun(tx, seeded.id)))?.eventSeq).toBe(3)
+    const { rows } = await t.owner.query(
+      `select event_seq, payload from webhook_deliveries where run_id = $1 order by event_seq`,
+      [seeded.id],
+    )
+    expect(rows).toEqual([
+      {
+        event_seq: 1,
+        payload: expect.objectContaining({
+          type: 'run.started',
+          data: { runId: seeded.id, eventSeq: 1 },
+        }),
+      },
+      {
+        event_seq: 2,
+        payload: expect.objectContaining({
+          type: 'run.resumed',
+          data: { reason: 'timer', runId: seeded.id, eventSeq: 2 },
+        }),
+      },
+      {
+        event_seq: 3,
+        payload: expect.objectContaining({
+          type: 'run.completed',
+          data: { steps: 1, lastStep: 'a', runId: seeded.id, eventSeq: 3 },
+        }),
+      },
+    ])
   })
 })

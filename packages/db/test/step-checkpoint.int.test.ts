@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   StepRefusedError,
+  appendRunEvent,
   claimRun,
   createWebhook,
   decideApproval,
@@ -17,6 +18,7 @@ import {
   createTestDatabase,
   pgErrorOf,
   randomTenant,
+  runsUpdatedBy,
   seedRunIn,
 } from './test-database.js'
 
@@ -262,5 +264,118 @@ describe('saveStepCheckpoint', () => {
     expect(failed.code).toBe('23505')
     expect(await written(c.tenant, c.runId)).toEqual(before)
     expect(await loadCheckpointRow(t.app, c.tenant, NS, c.runId)).toBeUndefined()
+  })
+
+  it('numbers a step’s own events and its step.completed one after another, updating the run’s row once', async () => {
+    const c = await claimedRun()
+    const { webhook } = await withTenant(t.app, c.tenant, (tx) =>
+      createWebhook(tx, secretsKey, {
+        url: 'https://hooks.test/agents',
+        events: ['agent.message', 'tool.completed'],
+        createdBy: 'admin',
+      }),
+    )
+    const before = await written(c.tenant, c.runId)
+    const call = { step: 'a', callId: 'call-1', tool: 'search' }
+    const events = [
+      {
+        type: 'agent.message' as const,
+        data: {
+          step: 'a',
+          turn: 1,
+          content: null,
+          toolCalls: [{ callId: 'call-1', tool: 'search' }],
+        },
+      },
+      { type: 'tool.requested' as const, data: { ...call, arguments: '{}' } },
+      {
+        type: 'tool.completed' as const,
+        data: { ...call, readOnly: true, argumentsDigest: null, approvalId: null, edited: false },
+      },
+    ]
+
+    const { updates } = await runsUpdatedBy(t, (database) =>
+      saveStepCheckpoint(database, stepWrite(c, 1, { events })),
+    )
+
+    // Each further update of the row in the same transaction would re-check its foreign keys.
+    expect(updates).toBe(1)
+    const after = await written(c.tenant, c.runId)
+    const first = before.run.event_seq + 1
+    expect(after.events.slice(before.events.length)).toEqual([
+      ...events.map((e, i) => ({ seq: first + i, ...e })),
+      { seq: first + 3, type: 'step.completed', data: { step: 'a', seq: 1 } },
+    ])
+    expect(after.run).toMatchObject({ checkpoint_seq: 1, event_seq: first + 3 })
+    const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(after.deliveries).toEqual(
+      [
+        [webhook.id, events[0]!, first],
+        [webhook.id, events[2]!, first + 2],
+        [c.webhookId, { type: 'step.completed', data: { step: 'a', seq: 1 } }, first + 3],
+      ].map(([webhookId, e, seq]) => ({
+        webhook_id: webhookId,
+        event_type: (e as { type: string }).type,
+        run_id: c.runId,
+        event_seq: seq,
+        status: 'pending',
+        payload: {
+          type: (e as { type: string }).type,
+          timestamp,
+          data: { ...(e as { data: object }).data, runId: c.runId, eventSeq: seq },
+        },
+      })),
+    )
+  })
+
+  it('keeps a run’s event numbers gap-free, each step’s events together, while others append to the run', async () => {
+    const c = await claimedRun()
+    const before = await written(c.tenant, c.runId)
+    const steps = 8
+    const appends = 16
+
+    // Nested steps' writes do not order each other, so they race with the API's appends.
+    await Promise.all([
+      ...Array.from({ length: steps }, (_, i) =>
+        saveStepCheckpoint(
+          t.app,
+          stepWrite(c, i + 1, {
+            isRoot: false,
+            keys: [`sub-${i}`],
+            latestKey: `sub-${i}`,
+            event: { step: `sub/s${i}`, seq: i + 1 },
+            events: [
+              {
+                type: 'agent.message',
+                data: { step: `s${i}`, turn: 1, content: 'hi', toolCalls: [] },
+              },
+            ],
+          }),
+        ),
+      ),
+      ...Array.from({ length: appends }, () =>
+        withTenant(t.app, c.tenant, (tx) =>
+          appendRunEvent(tx, c.runId, 'run.resumed', { reason: 'input' }),
+        ),
+      ),
+    ])
+
+    const after = await written(c.tenant, c.runId)
+    const added = after.events.slice(before.events.length)
+    const first = before.run.event_seq + 1
+    expect(added.map((e) => e.seq)).toEqual(
+      Array.from({ length: steps * 2 + appends }, (_, i) => first + i),
+    )
+    expect(after.run.event_seq).toBe(first + steps * 2 + appends - 1)
+    for (let i = 0; i < steps; i++) {
+      const message = added.findIndex((e) => e.type === 'agent.message' && e.data.step === `s${i}`)
+      expect(added[message + 1]).toMatchObject({
+        type: 'step.completed',
+        data: { step: `sub/s${i}`, seq: i + 1 },
+      })
+    }
+    expect(after.deliveries.map((d) => [d.event_seq, d.payload.data.eventSeq])).toEqual(
+      added.filter((e) => e.type === 'step.completed').map((e) => [e.seq, e.seq]),
+    )
   })
 })

@@ -115,3 +115,38 @@ export async function pgErrorOf(
   }
   throw new Error('expected the promise to reject')
 }
+
+/**
+ * Runs `write` on one connection of the test database, as the app role, in a transaction of its
+ * own, and counts the row versions it made of `runs`: pg_stat_xact_user_tables counts the open
+ * transaction's own updates, before any statistics are flushed.
+ */
+export async function runsUpdatedBy<T>(
+  t: TestDatabase,
+  write: (database: Pick<Database, 'db' | 'pool'>) => Promise<T>,
+): Promise<{ result: T; updates: number }> {
+  const client = await t.owner.connect()
+  const updatesSoFar = async () =>
+    Number(
+      (
+        await client.query<{ n: string }>(
+          `select n_tup_upd as n from pg_stat_xact_user_tables where relid = 'runs'::regclass`,
+        )
+      ).rows[0]!.n,
+    )
+  try {
+    await client.query('begin')
+    await client.query('set local role weave_app')
+    const before = await updatesSoFar()
+    // The writes under test send their statements on `pool` only.
+    const result = await write({ pool: client } as unknown as Pick<Database, 'db' | 'pool'>)
+    const updates = (await updatesSoFar()) - before
+    await client.query('commit')
+    return { result, updates }
+  } catch (err) {
+    await client.query('rollback')
+    throw err
+  } finally {
+    client.release()
+  }
+}
