@@ -1,15 +1,10 @@
-import type { Json } from '@weave/kernel'
 import {
-  appendRunEvent,
   concurrencyLinePosition,
-  createRun,
-  hashJson,
   listRunEvents,
   listRuns,
-  readRunWithPending,
+  readRunForView,
   withTenant,
 } from '@weave/db'
-import { GraphSpec, validateRunInput } from '@weave/spec'
 import type { Principal } from '../auth/principal.js'
 import { BadRequestError, NotFoundError } from '../http/app-errors.js'
 import type {
@@ -24,13 +19,13 @@ import type {
 } from '../schemas/runs.js'
 import type { z } from 'zod'
 import { missingCheckpointError, readCheckpoint, tenantStore, visibleState } from './checkpoints.js'
-import { refuseClientState } from './client-input.js'
-import { enqueueOrDefer, type AuditContext, type ServiceDeps } from './deps.js'
+import { checkpointNsHead, decodeLatestCheckpoint } from './latest-checkpoint.js'
+import type { AuditContext, ServiceDeps } from './deps.js'
 import { createRunActions, type RunActions } from './run-actions.js'
 import { toRunEvent } from './run-event-stream.js'
-import { runnableVersion } from './runnable-graph.js'
+import { createRunnableSpecs } from './runnable-specs.js'
+import { createRunStart } from './run-start.js'
 import { requireRun, toRunSummary, toRunView } from './run-views.js'
-import { auditRequest } from './audit-request.js'
 
 /** Runs as the API offers them: start, read, and (see {@link RunActions}) steer. */
 export interface RunService extends RunActions {
@@ -64,11 +59,12 @@ export function createRunService(deps: ServiceDeps): RunService {
   const { database, registry } = deps
 
   async function get(tenant: string, id: string): Promise<RunView> {
-    // One statement for the run and its pending approvals, one for its latest checkpoint.
-    const found = await readRunWithPending(database, tenant, id)
+    // One statement for the run, its pending approvals and its latest checkpoint's stored text.
+    const store = tenantStore(database, tenant)
+    const found = await readRunForView(database, tenant, id, checkpointNsHead(store))
     if (!found) throw new NotFoundError(`No run ${id}.`, { problem: 'run-not-found' })
     const { run, pendingApprovals } = found
-    const checkpoint = await readCheckpoint(tenantStore(database, tenant), run.graphName, run.id)
+    const checkpoint = await decodeLatestCheckpoint(store, run, found.checkpoint)
     const position = run.held
       ? await withTenant(database, tenant, (tx) => concurrencyLinePosition(tx, run))
       : null
@@ -79,53 +75,7 @@ export function createRunService(deps: ServiceDeps): RunService {
     ...createRunActions(deps, get),
     get,
 
-    async start(tenant, principal, body, { idempotencyKey, context }) {
-      const { run, created, position } = await withTenant(database, tenant, async (tx) => {
-        const version = await runnableVersion(tx, body.graph, body.version)
-        const spec = GraphSpec.parse(version.spec)
-        refuseClientState(body.input, spec, validateRunInput(spec, body.input))
-        const result = await createRun(tx, {
-          graphName: body.graph,
-          graphVersion: version.version,
-          input: body.input as Json,
-          createdBy: principal.subject,
-          idempotencyKey: idempotencyKey ?? null,
-          requestHash: idempotencyKey === undefined ? null : hashJson(body),
-          concurrency:
-            body.concurrencyKey === undefined
-              ? null
-              : { key: body.concurrencyKey, limit: body.concurrencyLimit ?? 1 },
-        })
-        if (result.created) {
-          const details = {
-            graph: body.graph,
-            version: version.version,
-            ...(result.run.concurrencyKey === null
-              ? {}
-              : { concurrencyKey: result.run.concurrencyKey, held: result.run.held }),
-          }
-          await appendRunEvent(tx, result.run.id, 'run.queued', details)
-          await auditRequest(
-            tx,
-            { principal, context },
-            {
-              action: 'run.started',
-              target: { kind: 'run', id: result.run.id },
-              details,
-            },
-          )
-        }
-        return { ...result, position: await concurrencyLinePosition(tx, result.run) }
-      })
-      // A run waiting in its concurrency key's line gets its job when it is admitted.
-      if (run.status === 'queued' && !run.held) {
-        await enqueueOrDefer(deps, 'run', { runId: run.id, tenant }, context)
-      }
-      return {
-        run: created ? toRunView(run, {}, [], position) : await get(tenant, run.id),
-        created,
-      }
-    },
+    start: createRunStart(deps, createRunnableSpecs(database), get),
 
     async list(tenant, query) {
       const page = await withTenant(database, tenant, (tx) => listRuns(tx, query))
