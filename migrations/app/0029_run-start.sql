@@ -92,10 +92,13 @@ BEGIN
     FROM weave_place_concurrency_run(p_tenant, p_concurrency_key, p_concurrency_limit);
   END IF;
   LOOP
+    -- Its first event's seq is taken here: a second update of the row just inserted would
+    -- also check its foreign keys again.
     INSERT INTO runs (id, tenant_id, graph_name, graph_version, input, created_by,
-      idempotency_key, request_hash, held, concurrency_key, concurrency_limit, concurrency_seq)
+      idempotency_key, request_hash, held, concurrency_key, concurrency_limit, concurrency_seq,
+      event_seq)
     VALUES (p_run, p_tenant, p_graph, p_version, p_input, p_created_by, p_idempotency_key,
-      p_request_hash, v_held, p_concurrency_key, p_concurrency_limit, v_seq)
+      p_request_hash, v_held, p_concurrency_key, p_concurrency_limit, v_seq, 1)
     ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
     RETURNING * INTO v_run;
     EXIT WHEN FOUND;
@@ -110,8 +113,9 @@ BEGIN
   v_details := jsonb_build_object('graph', p_graph, 'version', p_version)
     || CASE WHEN p_concurrency_key IS NULL THEN '{}'::jsonb
             ELSE jsonb_build_object('concurrencyKey', p_concurrency_key, 'held', v_held) END;
-  -- The event takes the run's next event seq; the row returned says so too.
-  v_run.event_seq := (weave_append_run_event(p_tenant, p_run, 'run.queued', v_details)).seq;
+  -- run.queued is event 1, as the row says (weave_insert_run_events, migration 0031).
+  PERFORM weave_insert_run_events(p_tenant, p_run, 1,
+    jsonb_build_array(jsonb_build_object('type', 'run.queued', 'data', v_details)));
   INSERT INTO audit_pending (id, tenant_id, at, actor, action, target_kind, target_id,
     request_id, ip, details, body, seq_marker, prev_marker)
   VALUES (p_audit_id, p_tenant, p_audit_at, p_created_by, 'run.started', 'run', p_run::text,
