@@ -66,6 +66,7 @@ function runRow(waitingOn: unknown): RunRow {
     updatedAt: at,
     finishedAt: null,
     retainedSeq: null,
+    retentionDue: false,
     expiresAt: null,
   }
 }

@@ -69,7 +69,7 @@ export async function pruneRunCheckpoints(
   }
   if (deleted >= o.batchSize) return { deleted, done: false, skipped: false }
   await tx.db.execute(
-    sql`update runs set retained_seq = ${o.seenSeq},
+    sql`update runs set retained_seq = ${o.seenSeq}, retention_due = false,
       expires_at = ${o.expiresAt?.toISOString() ?? null}::timestamptz
       where tenant_id = ${tx.tenant} and id = ${o.runId}::uuid`,
   )

@@ -456,8 +456,11 @@ describe('retention', () => {
        from generate_series(${HISTORY + 1}, ${HISTORY + 4}) s`,
       [a, id],
     )
+    // Resumed (its status leaves the finished ones), four more steps, finished again.
+    await owner(`update runs set status = 'running', finished_at = null where id = $1`, [id])
     await owner(
-      `update runs set checkpoint_seq = ${HISTORY + 4}, finished_at = now() where id = $1`,
+      `update runs set status = 'completed', checkpoint_seq = ${HISTORY + 4}, finished_at = now()
+       where id = $1`,
       [id],
     )
     const report = await applyRetention(t.app, { actor: 'system:retention' })

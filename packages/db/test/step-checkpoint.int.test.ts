@@ -122,6 +122,10 @@ describe('saveStepCheckpoint', () => {
         createdBy: 'admin',
       }),
     )
+    // The claim renewed the lease a moment ago; this step comes a minute later.
+    await t.owner.query(`update runs set updated_at = now() - interval '1 minute' where id = $1`, [
+      c.runId,
+    ])
     const before = await written(c.tenant, c.runId)
 
     expect(await saveStepCheckpoint(t.app, stepWrite(c, 1))).toEqual({ cancelRequested: false })
@@ -162,6 +166,26 @@ describe('saveStepCheckpoint', () => {
     })
     // The write renews the lease: the reconciler leaves a run that just wrote a step alone.
     expect(after.run.updated_at.getTime()).toBeGreaterThan(before.run.updated_at.getTime())
+  })
+
+  it('leaves a lease renewed within the second as it is, and changes no column an index of runs names', async () => {
+    const c = await claimedRun()
+    const before = await written(c.tenant, c.runId)
+
+    await saveStepCheckpoint(t.app, stepWrite(c, 1))
+
+    const after = await written(c.tenant, c.runId)
+    expect(after.run).toMatchObject({ checkpoint_seq: 1, event_seq: before.run.event_seq + 1 })
+    expect(after.run.updated_at).toEqual(before.run.updated_at)
+    // So the update is HOT (no index entry written) when the row's page has room: no index of
+    // runs may name, in its keys or its condition, another column a step's write changes.
+    const { rows } = await t.owner.query<{ def: string }>(
+      `select pg_get_indexdef(indexrelid) as def from pg_index where indrelid = 'runs'::regclass`,
+    )
+    expect(rows.length).toBeGreaterThan(10)
+    for (const { def } of rows) {
+      expect(def).not.toMatch(/\b(checkpoint_seq|event_seq)\b/)
+    }
   })
 
   it('refuses a write under a stale or wrong lease token and writes nothing at all', async () => {

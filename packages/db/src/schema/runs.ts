@@ -88,6 +88,12 @@ export const runs = pgTable(
     // The checkpoint seq retention last applied its policy at (retention.ts): a finished run
     // whose checkpoint seq differs (never seen, or resumed since) is one the next pass visits.
     retainedSeq: integer('retained_seq'),
+    // True while the run is finished and retention has not applied its policy since its last
+    // checkpoint: set when the run's status becomes terminal, cleared by retention
+    // (weave_mark_retention_due, migration 0033). The pending index keys on it rather than on
+    // checkpoint_seq, which each step moves: a column an index names or filters on makes every
+    // update of it write all of the table's indexes (no HOT update).
+    retentionDue: boolean('retention_due').notNull().default(false),
     // When retention deletes the finished run (its policy's runDays after it finished); null:
     // kept.
     expiresAt: timestamptz('expires_at'),
@@ -141,9 +147,7 @@ export const runs = pgTable(
     // Finished runs retention has not applied its policy to since their last checkpoint.
     index('runs_retention_pending')
       .on(t.finishedAt, t.id)
-      .where(
-        sql`status in ('completed', 'failed', 'cancelled') and retained_seq is distinct from checkpoint_seq`,
-      ),
+      .where(sql`retention_due`),
     index('runs_expires_at')
       .on(t.expiresAt, t.id)
       .where(sql`expires_at is not null`),
