@@ -1,5 +1,6 @@
 export {
   CHECKPOINT_SCHEMA_VERSION,
+  checkpointNamespace,
   loadCheckpoint,
   type LoadedCheckpoint,
   type Checkpoint,

@@ -1,10 +1,11 @@
-import type { LoadedCheckpoint, Store } from '@weave/kernel'
+import { checkpointNamespace, type LoadedCheckpoint, type Store } from '@weave/kernel'
 import type { PgStore } from '@weave/pgstore'
 import { readCheckpoint } from './checkpoints.js'
 
-// A graph's checkpoint namespace is `checkpoint:<graph>` and a run's latest key is its id
-// (docs/kernel.md, Checkpoints): what weave_read_run reads ahead, before the kernel asks.
-const CHECKPOINT_NAMESPACE_HEAD = 'checkpoint:'
+// A graph's checkpoint namespace is the kernel's head followed by the graph's name and a run's
+// latest key is its id (docs/kernel.md, Checkpoints): what weave_read_run reads ahead, before the
+// kernel asks.
+const CHECKPOINT_NAMESPACE_HEAD = checkpointNamespace('')
 
 /**
  * The stored namespace of a graph's checkpoints in `store`, without the graph's name: what
