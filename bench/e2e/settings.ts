@@ -44,8 +44,8 @@ export function parseArgs(argv: readonly string[]): Settings {
   const quick = argv.includes('--quick')
   const s: Settings = quick
     ? {
-        workers: 2,
-        workerConcurrency: 16,
+        workers: 1,
+        workerConcurrency: 32,
         clients: 16,
         warmupMs: 1000,
         throughputMs: 3000,
@@ -58,8 +58,8 @@ export function parseArgs(argv: readonly string[]): Settings {
         quick,
       }
     : {
-        workers: 2,
-        workerConcurrency: 16,
+        workers: 1,
+        workerConcurrency: 32,
         clients: 16,
         warmupMs: 5000,
         throughputMs: 15_000,
