@@ -86,9 +86,12 @@ BEGIN
       jsonb_build_object('type', p_event_type, 'data', p_event_data));
   END IF;
   v_count := jsonb_array_length(v_events);
-  -- Any write renews the lease: the reconciler leaves runs that changed recently alone. The
-  -- first root checkpoint after a client's resume has applied its input: the request is done.
-  UPDATE runs SET updated_at = now(),
+  -- A write renews the lease when it is more than a second old: the reconciler leaves runs
+  -- that changed recently alone (seconds at the least), and leaving updated_at, an indexed
+  -- column, as it is keeps the update of a run's quick steps HOT. The first root checkpoint
+  -- after a client's resume has applied its input: the request is done.
+  UPDATE runs SET
+    updated_at = CASE WHEN updated_at < now() - interval '1 second' THEN now() ELSE updated_at END,
     checkpoint_seq = CASE WHEN p_is_root THEN p_seq ELSE checkpoint_seq END,
     pending_resume = CASE WHEN p_is_root THEN NULL ELSE pending_resume END,
     event_seq = event_seq + v_count
