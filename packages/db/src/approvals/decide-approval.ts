@@ -1,6 +1,6 @@
 import type { Json } from '@weave/kernel'
 import { toPointer, validateAgainstSchema } from '@weave/spec'
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import {
   DecisionConflictError,
@@ -11,12 +11,8 @@ import {
 } from '../errors.js'
 import { type Decision, approvalDecisions, approvals } from '../schema/approvals.js'
 import { isUuid } from '../uuid.js'
-import {
-  type Approval,
-  type ApprovalDecisionRow,
-  lockRunOfApproval,
-  withDecisions,
-} from './approval-rows.js'
+import { lockApprovalForDecision } from './approval-for-decision.js'
+import type { Approval, ApprovalDecisionRow } from './approval-rows.js'
 import { approverRefusal } from './approver-rule.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
 
@@ -71,22 +67,10 @@ export async function decideApproval(
   input: DecideApprovalInput,
 ): Promise<DecideApprovalResult> {
   const { approvalId, subject } = input
-  const run = isUuid(approvalId) ? await lockRunOfApproval(tx, approvalId) : null
-  if (!run) throw new NotFoundError('approval', approvalId)
-  const [row] = await tx.db
-    .select({ approval: approvals, isPastExpiry: sql<boolean>`${approvals.expiresAt} <= now()` })
-    .from(approvals)
-    .where(and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, approvalId)))
-    .for('update')
+  // The run's row, then the approval, locked; the earlier decisions read after both locks.
+  const row = isUuid(approvalId) ? await lockApprovalForDecision(tx, approvalId) : null
   if (!row) throw new NotFoundError('approval', approvalId)
-  const { approval } = row
-  const earlier = await tx.db
-    .select()
-    .from(approvalDecisions)
-    .where(
-      and(eq(approvalDecisions.tenantId, tx.tenant), eq(approvalDecisions.approvalId, approvalId)),
-    )
-    .orderBy(asc(approvalDecisions.at), asc(approvalDecisions.id))
+  const { approval, earlier } = row
   const own = earlier.find((d) => d.subject === subject)
 
   const key = input.idempotencyKey ?? null
@@ -108,7 +92,7 @@ export async function decideApproval(
   }
   if (row.isPastExpiry) throw new DecisionConflictError('approval-expired', 'approval has expired')
   if (own) throw new DecisionConflictError('already-decided', `${subject} has already decided`)
-  const refusal = approverRefusal(approval, run.createdBy, subject, input.subjectScopes)
+  const refusal = approverRefusal(approval, row.runCreatedBy, subject, input.subjectScopes)
   if (refusal === 'separation-of-duties') {
     throw new DecisionForbiddenError(
       'separation-of-duties',
@@ -145,7 +129,7 @@ export async function decideApproval(
     })
     .returning()
   const recorded = decision as ApprovalDecisionRow
-  const decisions = [...earlier, recorded]
+  const decisions = inDecisionOrder([...earlier, recorded])
   const approveCount = decisions.filter((d) => d.decision === 'approve').length
   const status =
     input.decision === 'reject' ? 'rejected' : approveCount >= approval.required ? 'approved' : null
@@ -171,7 +155,9 @@ export async function decideApproval(
     .returning()
   // The row lock above makes this compare-and-set succeed; it guards a path that skipped it.
   if (!settledRow) throw new DecisionConflictError('approval-settled', 'approval already settled')
-  const settledApproval = (await withDecisions(tx, [settledRow]))[0] as Approval
+  // The decisions as withDecisions would read them again: no other transaction can add one to
+  // this approval while its row is locked (the insert's foreign key check waits for the lock).
+  const settledApproval: Approval = { ...settledRow, decisions }
   return {
     approval: settledApproval,
     decision: recorded,
@@ -179,6 +165,18 @@ export async function decideApproval(
     didSettle: true,
     replayed: false,
   }
+}
+
+/**
+ * Decisions in withDecisions' order, `order by at, id`: `at` is a `timestamptz(3)`, so its Date
+ * is the stored value, and a UUID's canonical lowercase text sorts as its bytes do. The new
+ * decision's `at` is its transaction's start, which can be earlier than a decision committed by
+ * a transaction that took the lock first (approvals.int.test.ts).
+ */
+function inDecisionOrder(decisions: ApprovalDecisionRow[]): ApprovalDecisionRow[] {
+  return decisions.sort(
+    (a, b) => a.at.getTime() - b.at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  )
 }
 
 /**
