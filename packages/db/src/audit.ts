@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Json } from '@weave/kernel'
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm'
+import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import { type AuditEvent, auditHash, auditHashedJson, toAuditEvent } from './audit-chain.js'
 import type { TenantTx } from './client.js'
 import { decodeCursor, pageSize, toPage } from './cursor.js'
@@ -70,16 +70,26 @@ export async function appendAuditAtCommit(
   tx: TenantTx,
   input: AuditInput,
 ): Promise<{ id: string }> {
-  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx.tenant, input)
-  await tx.db.execute(
-    sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind, target_id,
-      request_id, ip, details, body, seq_marker, prev_marker)
-      values (${unhashed.id}::uuid, ${tx.tenant}, ${unhashed.at}::timestamptz, ${unhashed.actor},
+  const pending = pendingAuditInsert(tx.tenant, input)
+  await tx.db.execute(pending.insert)
+  return { id: pending.id }
+}
+
+/**
+ * The insert of an audit event into `audit_pending` (see {@link appendAuditAtCommit}), for a
+ * statement that does more in the same round trip; `id` is the event's.
+ */
+export function pendingAuditInsert(tenant: string, input: AuditInput): { id: string; insert: SQL } {
+  const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tenant, input)
+  return {
+    id: unhashed.id,
+    insert: sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind,
+      target_id, request_id, ip, details, body, seq_marker, prev_marker)
+      values (${unhashed.id}::uuid, ${tenant}, ${unhashed.at}::timestamptz, ${unhashed.actor},
       ${unhashed.action}, ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId},
       ${unhashed.ip}, ${JSON.stringify(unhashed.details)}::jsonb, ${body}, ${seqMarker},
       ${prevMarker})`,
-  )
-  return { id: unhashed.id }
+  }
 }
 
 /** An audit event before it is chained, as the database chains it (weave_chain_pending_audit). */

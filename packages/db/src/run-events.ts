@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm'
+import { pendingAuditInsert, type AuditInput } from './audit.js'
 import type { TenantTx } from './client.js'
 import { NotFoundError } from './errors.js'
 import { pgCode } from './pg-errors.js'
@@ -47,8 +48,41 @@ export async function appendRunEvent<T extends RunEventType>(
   type: T,
   data: RunEventData<T>,
 ): Promise<RunEventRow> {
+  return appendRunEventWith(tx, runId, type, data, null)
+}
+
+/**
+ * Appends a run event (see {@link appendRunEvent}) and an audit event joining the tenant's chain
+ * at commit (see appendAuditAtCommit) in one statement: one round trip for what a change of a
+ * run puts on both records.
+ * @throws {NotFoundError} when the run does not exist in this tenant
+ */
+export async function appendRunEventAndAudit<T extends RunEventType>(
+  tx: TenantTx,
+  runId: string,
+  type: T,
+  data: RunEventData<T>,
+  audit: AuditInput,
+): Promise<RunEventRow> {
+  return appendRunEventWith(tx, runId, type, data, audit)
+}
+
+async function appendRunEventWith<T extends RunEventType>(
+  tx: TenantTx,
+  runId: string,
+  type: T,
+  data: RunEventData<T>,
+  audit: AuditInput | null,
+): Promise<RunEventRow> {
   if (!isUuid(runId)) throw new NotFoundError('run', runId)
   const payload = JSON.stringify(runEventData(type, data))
+  const append = sql`weave_append_run_event(${tx.tenant}, ${runId}::uuid, ${type}, ${payload}::jsonb)`
+  // The audit event's insert is a data-modifying WITH query: it runs whatever the rest reads.
+  const statement =
+    audit === null
+      ? sql`select * from ${append}`
+      : sql`with audit as (${pendingAuditInsert(tx.tenant, audit).insert} returning 1)
+          select e.* from ${append} e`
   try {
     const result = await tx.db.execute<{
       tenant_id: string
@@ -57,9 +91,7 @@ export async function appendRunEvent<T extends RunEventType>(
       type: string
       data: unknown
       at: string | Date
-    }>(
-      sql`select * from weave_append_run_event(${tx.tenant}, ${runId}::uuid, ${type}, ${payload}::jsonb)`,
-    )
+    }>(statement)
     const row = result.rows[0]!
     return {
       tenantId: row.tenant_id,

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appendRunEvent, listRunEvents, withTenant } from '@weave/db'
+import {
+  appendRunEvent,
+  appendRunEventAndAudit,
+  listAudit,
+  listRunEvents,
+  verifyAudit,
+  withTenant,
+} from '@weave/db'
 import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
 
 let t: TestDatabase
@@ -75,5 +82,39 @@ describe('run events', () => {
         appendRunEvent(tx, crypto.randomUUID(), 'run.started', {}),
       ),
     ).rejects.toMatchObject({ code: 'run-not-found', name: 'NotFoundError' })
+  })
+
+  it('appends an event and its audit event in one statement, both or neither', async () => {
+    const tenant = randomTenant()
+    const run = await seedRunIn(t.app, tenant)
+    const audit = {
+      actor: 'alice',
+      action: 'run.cancel-requested',
+      target: { kind: 'run', id: run.id },
+      details: { reason: 'test' },
+    }
+    const event = await withTenant(t.app, tenant, (tx) =>
+      appendRunEventAndAudit(tx, run.id, 'run.started', {}, audit),
+    )
+    expect(event).toMatchObject({ runId: run.id, seq: 1, type: 'run.started' })
+    // A missing run writes no audit event; a rolled-back transaction keeps neither.
+    await expect(
+      withTenant(t.app, tenant, (tx) =>
+        appendRunEventAndAudit(tx, crypto.randomUUID(), 'run.started', {}, audit),
+      ),
+    ).rejects.toMatchObject({ code: 'run-not-found' })
+    await expect(
+      withTenant(t.app, tenant, async (tx) => {
+        await appendRunEventAndAudit(tx, run.id, 'run.started', {}, audit)
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    const events = await withTenant(t.app, tenant, (tx) => listRunEvents(tx, run.id))
+    expect(events.map((e) => e.seq)).toEqual([1])
+    const { items } = await withTenant(t.app, tenant, (tx) => listAudit(tx, {}))
+    expect(items.map((e) => [e.seq, e.action, e.details])).toEqual([
+      [1, 'run.cancel-requested', { reason: 'test' }],
+    ])
+    expect(await withTenant(t.app, tenant, (tx) => verifyAudit(tx))).toMatchObject({ ok: true })
   })
 })

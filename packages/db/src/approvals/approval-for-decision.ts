@@ -43,9 +43,11 @@ export async function lockApprovalForDecision(
   }
 }
 
-// A row as drizzle's select maps it: each column's driver value through its own mapping (jsonb
-// is parsed by pg in both the column and the JSON array; timestamps become Dates).
-function fromColumns<T>(columns: Array<[string, Column]>, row: Record<string, unknown>): T {
+/**
+ * A row as drizzle's select maps it: each column's driver value through its own mapping (jsonb
+ * is parsed by pg in a column and in a JSON value alike; timestamps become Dates).
+ */
+export function fromColumns<T>(columns: Array<[string, Column]>, row: Record<string, unknown>): T {
   return Object.fromEntries(
     columns.map(([key, column]) => {
       const value = row[column.name]

@@ -3,7 +3,7 @@ import { appendAuditAtCommit, type AuditContext } from '../audit.js'
 import { type Database, type TenantTx, withTenant } from '../client.js'
 import { ApprovalLinkError, DecisionConflictError } from '../errors.js'
 import { type JobSink, type ResumeJob } from '../jobs.js'
-import { appendRunEvent } from '../run-events.js'
+import { appendRunEvent, appendRunEventAndAudit } from '../run-events.js'
 import type { Approvers, Decision } from '../schema/approvals.js'
 import { consumeApprovalToken, findApprovalToken } from './approval-links.js'
 import {
@@ -184,8 +184,8 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
       decision: input.decision,
       comment: input.comment ?? null,
     }
-    await appendRunEvent(tx, approval.runId, 'approval.decided', data)
-    await appendAuditAtCommit(tx, {
+    // The decision on the run's record and in the audit log, in one statement.
+    await appendRunEventAndAudit(tx, approval.runId, 'approval.decided', data, {
       actor: input.subject,
       action: audit.action,
       target: { kind: 'approval', id: approval.id },

@@ -1,6 +1,6 @@
 import type { Json } from '@weave/kernel'
 import { toPointer, validateAgainstSchema } from '@weave/spec'
-import { and, eq, sql } from 'drizzle-orm'
+import { getTableColumns, sql } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import {
   DecisionConflictError,
@@ -11,8 +11,8 @@ import {
 } from '../errors.js'
 import { type Decision, approvalDecisions, approvals } from '../schema/approvals.js'
 import { isUuid } from '../uuid.js'
-import { lockApprovalForDecision } from './approval-for-decision.js'
-import type { Approval, ApprovalDecisionRow } from './approval-rows.js'
+import { fromColumns, lockApprovalForDecision } from './approval-for-decision.js'
+import type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 import { approverRefusal } from './approver-rule.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
 
@@ -115,24 +115,21 @@ export async function decideApproval(
   const problems = decisionInputProblems(approval.inputSchema as Json | null, input.input ?? null)
   if (problems.length > 0) throw new DecisionInputError(problems)
 
-  const [decision] = await tx.db
-    .insert(approvalDecisions)
-    .values({
-      tenantId: tx.tenant,
-      approvalId,
-      subject,
-      decision: input.decision,
-      comment: input.comment ?? null,
-      input: input.input ?? null,
-      idempotencyKey: key,
-      requestHash: key === null ? null : (input.requestHash ?? null),
-    })
-    .returning()
-  const recorded = decision as ApprovalDecisionRow
-  const decisions = inDecisionOrder([...earlier, recorded])
-  const approveCount = decisions.filter((d) => d.decision === 'approve').length
+  const approves =
+    earlier.filter((d) => d.decision === 'approve').length + (input.decision === 'approve' ? 1 : 0)
   const status =
-    input.decision === 'reject' ? 'rejected' : approveCount >= approval.required ? 'approved' : null
+    input.decision === 'reject' ? 'rejected' : approves >= approval.required ? 'approved' : null
+  const { recorded, settledRow } = await insertDecision(tx, {
+    approvalId,
+    subject,
+    decision: input.decision,
+    comment: input.comment ?? null,
+    input: input.input ?? null,
+    idempotencyKey: key,
+    requestHash: key === null ? null : (input.requestHash ?? null),
+    settleAs: status,
+  })
+  const decisions = inDecisionOrder([...earlier, recorded])
   if (status === null) {
     return {
       approval: { ...approval, decisions },
@@ -142,17 +139,6 @@ export async function decideApproval(
       replayed: false,
     }
   }
-  const [settledRow] = await tx.db
-    .update(approvals)
-    .set({ status, settledAt: sql`now()` })
-    .where(
-      and(
-        eq(approvals.tenantId, tx.tenant),
-        eq(approvals.id, approvalId),
-        eq(approvals.status, 'pending'),
-      ),
-    )
-    .returning()
   // The row lock above makes this compare-and-set succeed; it guards a path that skipped it.
   if (!settledRow) throw new DecisionConflictError('approval-settled', 'approval already settled')
   // The decisions as withDecisions would read them again: no other transaction can add one to
@@ -198,4 +184,52 @@ export function decisionInputProblems(
   }
   if (schema !== null) problems.push(...validateAgainstSchema(schema, input))
   return problems
+}
+
+const DECISION_COLUMNS = Object.entries(getTableColumns(approvalDecisions))
+const APPROVAL_COLUMNS = Object.entries(getTableColumns(approvals))
+
+/**
+ * Inserts the decision and, when it settles the approval (`settleAs`), moves the approval from
+ * pending to that status, in one statement: the compare-and-set's row is null when the approval
+ * was no longer pending (or `settleAs` is null). Both writes roll back with the transaction.
+ */
+async function insertDecision(
+  tx: TenantTx,
+  d: {
+    approvalId: string
+    subject: string
+    decision: Decision
+    comment: string | null
+    input: Json | null
+    idempotencyKey: string | null
+    requestHash: string | null
+    settleAs: 'approved' | 'rejected' | null
+  },
+): Promise<{ recorded: ApprovalDecisionRow; settledRow: ApprovalRow | null }> {
+  const input = d.input === null ? null : JSON.stringify(d.input)
+  const { rows } = await tx.db.execute<{ decision: Record<string, unknown>; settled: unknown }>(
+    sql`with decision as (
+        insert into approval_decisions (tenant_id, approval_id, subject, decision, comment, input,
+          idempotency_key, request_hash)
+        values (${tx.tenant}, ${d.approvalId}::uuid, ${d.subject}, ${d.decision}, ${d.comment},
+          ${input}::jsonb, ${d.idempotencyKey}, ${d.requestHash})
+        returning *
+      ), settled as (
+        update approvals set status = ${d.settleAs}::text, settled_at = now()
+        where tenant_id = ${tx.tenant} and id = ${d.approvalId}::uuid and status = 'pending'
+          and ${d.settleAs}::text is not null
+        returning *
+      )
+      select (select row_to_json(x) from decision x) as decision,
+        (select row_to_json(x) from settled x) as settled`,
+  )
+  const row = rows[0]!
+  return {
+    recorded: fromColumns<ApprovalDecisionRow>(DECISION_COLUMNS, row.decision),
+    settledRow:
+      row.settled === null
+        ? null
+        : fromColumns<ApprovalRow>(APPROVAL_COLUMNS, row.settled as Record<string, unknown>),
+  }
 }
