@@ -93,10 +93,12 @@ export async function createHarness(prefix: string): Promise<Harness> {
     call: callerFor(app),
     close: async () => {
       await app.close()
-      await Promise.all([
-        queues.runs.obliterate({ force: true }),
-        queues.timers.obliterate({ force: true }),
-      ])
+      // Every queue, so no key of this harness's prefix stays in the shared Redis.
+      await Promise.all(
+        [queues.runs, queues.timers, queues.webhooks, queues.maintenance].map((queue) =>
+          queue.obliterate({ force: true }),
+        ),
+      )
       await queues.close()
       await db.drop()
     },
