@@ -129,6 +129,11 @@ describe('the anchor schedule', () => {
       )
       expect(anchors[0]).toMatchObject({ tenant, seq: 4, createdBy: 'system' })
     } finally {
+      // The schedules and their jobs, so nothing of this prefix stays in the shared Redis.
+      const { runs, timers, webhooks, maintenance } = worker.queues
+      await Promise.all(
+        [runs, timers, webhooks, maintenance].map((queue) => queue.obliterate({ force: true })),
+      )
       await worker.close()
     }
   })
