@@ -82,8 +82,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const w of started) {
-    await w.queues.timers.obliterate({ force: true }).catch(() => undefined)
-    await w.queues.runs.obliterate({ force: true }).catch(() => undefined)
+    // Every queue (the maintenance queue holds the repeatable schedules), so nothing of this
+    // test's prefixes stays in the shared Redis.
+    const { runs, timers, webhooks, maintenance } = w.queues
+    for (const queue of [timers, runs, webhooks, maintenance]) {
+      await queue.obliterate({ force: true }).catch(() => undefined)
+    }
     await w.close()
   }
   await database?.close()
