@@ -180,7 +180,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close()
   if (worker) {
-    for (const queue of [worker.queues.runs, worker.queues.timers, worker.queues.webhooks]) {
+    const { runs, timers, webhooks, maintenance } = worker.queues
+    for (const queue of [runs, timers, webhooks, maintenance]) {
       await queue.obliterate({ force: true })
     }
     await worker.close()
