@@ -1,11 +1,12 @@
 import type { PassThrough } from 'node:stream'
 import pg from 'pg'
-import { appendRunEvent, createRun, registerGraphVersion, withTenant } from '@weave/db'
+import { appendRunEvent, withTenant } from '@weave/db'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunEventStreams } from '../src/services/run-event-stream.js'
 import { createRunEventWakeups, type RunEventWakeups } from '../src/services/run-event-wakeups.js'
 import { captureLog } from './support.js'
 import { createTestDatabase, randomTenant, type TestDatabase } from './support/database.js'
+import { seedRun as seedQueuedRun } from './support/fixtures.js'
 
 let db: TestDatabase
 let owner: pg.Client
@@ -28,19 +29,11 @@ afterAll(async () => {
 })
 
 async function seedRun(): Promise<string> {
-  return withTenant(db.database, tenant, async (tx) => {
-    const name = `g-${Math.random().toString(36).slice(2, 8)}`
-    const spec = { entry: 'a', steps: { a: { kind: 'set', values: {} } } }
-    const version = await registerGraphVersion(tx, { name, spec, createdBy: 'author' })
-    const { run } = await createRun(tx, {
-      graphName: name,
-      graphVersion: version.version,
-      input: {},
-      createdBy: 'starter',
-    })
-    await appendRunEvent(tx, run.id, 'run.queued', { graph: name, version: version.version })
-    return run.id
-  })
+  const run = await seedQueuedRun(db.database, tenant)
+  await withTenant(db.database, tenant, (tx) =>
+    appendRunEvent(tx, run.id, 'run.queued', { graph: run.graphName, version: run.graphVersion }),
+  )
+  return run.id
 }
 
 /** The expiries of the run's watches, as the trigger sees them. */

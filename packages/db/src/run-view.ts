@@ -2,6 +2,7 @@ import { getTableColumns } from 'drizzle-orm'
 import type { Database } from './client.js'
 import type { RunRow } from './runs.js'
 import { runs } from './schema/runs.js'
+import { tableRow } from './table-row.js'
 import { isUuid } from './uuid.js'
 
 /** What `GET` of a run shows, as stored: the run, its pending approvals and latest checkpoint. */
@@ -46,13 +47,7 @@ export async function readRunForView(
   })
   const row = rows[0]
   if (!row) return null
-  // The columns as drizzle would have read them (jsonb parsed, timestamps as Date).
-  const run = Object.fromEntries(
-    COLUMNS.map(([key, column]) => {
-      const value = row[column.name]
-      return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)]
-    }),
-  ) as RunRow
+  const run = tableRow<RunRow>(COLUMNS, row)
   return {
     run,
     pendingApprovals: row.pending_approval_ids as string[],

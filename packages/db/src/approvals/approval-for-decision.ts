@@ -1,6 +1,7 @@
-import { type Column, getTableColumns, sql } from 'drizzle-orm'
+import { getTableColumns, sql } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import { approvalDecisions, approvals } from '../schema/approvals.js'
+import { tableRow } from '../table-row.js'
 import type { ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 
 /** A locked approval as a decision reads it before checking anything. */
@@ -14,8 +15,9 @@ export interface ApprovalForDecision {
   earlier: ApprovalDecisionRow[]
 }
 
-const APPROVAL_COLUMNS = Object.entries(getTableColumns(approvals))
-const DECISION_COLUMNS = Object.entries(getTableColumns(approvalDecisions))
+/** The columns of an approval and of a decision, for rows read with raw SQL (`tableRow`). */
+export const APPROVAL_COLUMNS = Object.entries(getTableColumns(approvals))
+export const DECISION_COLUMNS = Object.entries(getTableColumns(approvalDecisions))
 
 /**
  * Locks the run of approval `approvalId`, then the approval (the order of every path,
@@ -34,24 +36,11 @@ export async function lockApprovalForDecision(
   const row = rows[0]
   if (!row) return null
   return {
-    approval: fromColumns<ApprovalRow>(APPROVAL_COLUMNS, row),
+    approval: tableRow<ApprovalRow>(APPROVAL_COLUMNS, row),
     isPastExpiry: (row.is_past_expiry as boolean | null) ?? null,
     runCreatedBy: row.run_created_by as string,
     earlier: (row.decisions as Array<Record<string, unknown>>).map((d) =>
-      fromColumns<ApprovalDecisionRow>(DECISION_COLUMNS, d),
+      tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, d),
     ),
   }
-}
-
-/**
- * A row as drizzle's select maps it: each column's driver value through its own mapping (jsonb
- * is parsed by pg in a column and in a JSON value alike; timestamps become Dates).
- */
-export function fromColumns<T>(columns: Array<[string, Column]>, row: Record<string, unknown>): T {
-  return Object.fromEntries(
-    columns.map(([key, column]) => {
-      const value = row[column.name]
-      return [key, value === null || value === undefined ? null : column.mapFromDriverValue(value)]
-    }),
-  ) as T
 }

@@ -1,6 +1,6 @@
 import type { Json } from '@weave/kernel'
 import { toPointer, validateAgainstSchema } from '@weave/spec'
-import { getTableColumns, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
 import {
   DecisionConflictError,
@@ -9,9 +9,14 @@ import {
   IdempotencyConflictError,
   NotFoundError,
 } from '../errors.js'
-import { type Decision, approvalDecisions, approvals } from '../schema/approvals.js'
+import type { Decision } from '../schema/approvals.js'
+import { tableRow } from '../table-row.js'
 import { isUuid } from '../uuid.js'
-import { fromColumns, lockApprovalForDecision } from './approval-for-decision.js'
+import {
+  APPROVAL_COLUMNS,
+  DECISION_COLUMNS,
+  lockApprovalForDecision,
+} from './approval-for-decision.js'
 import type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 import { approverRefusal } from './approver-rule.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
@@ -186,9 +191,6 @@ export function decisionInputProblems(
   return problems
 }
 
-const DECISION_COLUMNS = Object.entries(getTableColumns(approvalDecisions))
-const APPROVAL_COLUMNS = Object.entries(getTableColumns(approvals))
-
 /**
  * Inserts the decision and, when it settles the approval (`settleAs`), moves the approval from
  * pending to that status, in one statement: the compare-and-set's row is null when the approval
@@ -226,10 +228,10 @@ async function insertDecision(
   )
   const row = rows[0]!
   return {
-    recorded: fromColumns<ApprovalDecisionRow>(DECISION_COLUMNS, row.decision),
+    recorded: tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, row.decision),
     settledRow:
       row.settled === null
         ? null
-        : fromColumns<ApprovalRow>(APPROVAL_COLUMNS, row.settled as Record<string, unknown>),
+        : tableRow<ApprovalRow>(APPROVAL_COLUMNS, row.settled as Record<string, unknown>),
   }
 }
