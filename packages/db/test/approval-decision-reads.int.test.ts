@@ -7,10 +7,14 @@ import {
   createApprovalLifecycle,
   decideApproval,
   getApproval,
-  openApproval,
   withTenant,
 } from '@weave/db'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  randomTenant,
+  seedApprovalIn,
+} from './test-database.js'
 
 let t: TestDatabase
 let lifecycle: ApprovalLifecycle
@@ -31,15 +35,8 @@ afterAll(async () => {
   await t?.drop()
 })
 
-async function open(
-  tenant: string,
-  options: Partial<OpenApprovalInput> = {},
-): Promise<{ approvalId: string; runId: string }> {
-  const run = await seedRunIn(t.app, tenant, { createdBy: 'starter' })
-  const { approval } = await withTenant(t.app, tenant, (tx) =>
-    openApproval(tx, { runId: run.id, step: 'review', seq: 1, title: 'Refund 10?', ...options }),
-  )
-  return { approvalId: approval.id, runId: run.id }
+function open(tenant: string, options: Partial<OpenApprovalInput> = {}) {
+  return seedApprovalIn(t.app, tenant, options)
 }
 
 /** Decides through the lifecycle, counting the statements sent to Postgres. */

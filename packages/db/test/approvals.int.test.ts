@@ -14,7 +14,13 @@ import {
   transitionRun,
   withTenant,
 } from '@weave/db'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  randomTenant,
+  seedApprovalIn,
+  seedRunIn,
+} from './test-database.js'
 
 let t: TestDatabase
 
@@ -26,15 +32,8 @@ afterAll(async () => {
   await t?.drop()
 })
 
-async function open(
-  tenant: string,
-  options: Partial<OpenApprovalInput> = {},
-): Promise<{ approvalId: string; runId: string }> {
-  const run = await seedRunIn(t.app, tenant, { createdBy: 'starter' })
-  const { approval } = await withTenant(t.app, tenant, (tx) =>
-    openApproval(tx, { runId: run.id, step: 'review', seq: 1, title: 'Refund 10?', ...options }),
-  )
-  return { approvalId: approval.id, runId: run.id }
+function open(tenant: string, options: Partial<OpenApprovalInput> = {}) {
+  return seedApprovalIn(t.app, tenant, options)
 }
 
 function decide(tenant: string, input: Partial<DecideApprovalInput> & { approvalId: string }) {

@@ -7,7 +7,9 @@ import {
   createDb,
   createRun,
   migrateDatabase,
+  openApproval,
   registerGraphVersion,
+  type OpenApprovalInput,
   withTenant,
 } from '@weave/db'
 import { TEST_DATABASE_URL } from '../../../test/support/service-urls.js'
@@ -98,6 +100,19 @@ export async function seedRunIn(
   options: { createdBy?: string; graph?: string } = {},
 ): Promise<RunRow> {
   return withTenant(database, tenant, (tx) => seedRun(tx, options))
+}
+
+/** A run started by `starter` with a pending approval of its step `review`, at seq 1. */
+export async function seedApprovalIn(
+  database: Database,
+  tenant: string,
+  options: Partial<OpenApprovalInput> = {},
+): Promise<{ approvalId: string; runId: string }> {
+  const run = await seedRunIn(database, tenant, { createdBy: 'starter' })
+  const { approval } = await withTenant(database, tenant, (tx) =>
+    openApproval(tx, { runId: run.id, step: 'review', seq: 1, title: 'Refund 10?', ...options }),
+  )
+  return { approvalId: approval.id, runId: run.id }
 }
 
 /** The Postgres error under a (drizzle-wrapped) rejection: its SQLSTATE and message. */
