@@ -255,5 +255,17 @@ describe('POST /v1/runs in one statement', () => {
     )
     expect(theirs.createdBy).toBe('bob')
     expectJson(await start({ graph: 'shared', input: { amount: 500 } }), 202)
+    // An idempotency key names a run of its own tenant only: the same key and body from another
+    // tenant start that tenant's own run, not a replay of this one.
+    const key = { 'idempotency-key': 'k-shared' }
+    const ours = expectJson(
+      await start({ graph: 'shared', input: { amount: 7 } }, key),
+      202,
+      RunView,
+    )
+    const again = await start({ graph: 'shared', input: { amount: 7 } }, key, otherToken)
+    const mine = expectJson(again, 202, RunView)
+    expect(mine.id).not.toBe(ours.id)
+    expect(mine.createdBy).toBe('bob')
   })
 })
