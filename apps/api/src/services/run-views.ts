@@ -1,10 +1,10 @@
-import { getRun, readWaitingOn, type RunRow, type TenantTx } from '@weave/db'
+import { getRun, readWaitingOn, type RunRow, type RunViewRow, type TenantTx } from '@weave/db'
 import { NotFoundError } from '../http/app-errors.js'
 import type { JsonObject } from '../schemas/common.js'
 import type { RunSummary, RunView } from '../schemas/runs.js'
 
 /** A run row as lists show it. */
-export function toRunSummary(run: RunRow): RunSummary {
+export function toRunSummary(run: RunViewRow): RunSummary {
   return {
     id: run.id,
     graph: run.graphName,
@@ -29,7 +29,7 @@ export function toRunSummary(run: RunRow): RunSummary {
 
 /** A run row with its state, pending approvals and place in its concurrency key's line. */
 export function toRunView(
-  run: RunRow,
+  run: RunViewRow,
   state: JsonObject,
   pendingApprovals: string[],
   linePosition: number | null = null,
