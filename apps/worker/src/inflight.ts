@@ -28,6 +28,10 @@ export interface Flight {
   stepEvents: Map<string, AgentEvent[]>
   /** When Postgres last confirmed this claim (`performance.now()`): a write or a renewal. */
   confirmedAt: number
+  /** Steps of the root run this execution started: the run's `steps` grow by it when it ends. */
+  rootStepsStarted: number
+  /** The last step's checkpoint write completed the run (weave_save_step): nothing is left to end. */
+  completedWithCheckpoint: boolean
 }
 
 /** Why a run stops at its next step boundary without a verdict of the graph. */
@@ -65,6 +69,8 @@ export class Inflight {
       stepStarts: new Map(),
       attemptSeqs: new Map(),
       confirmedAt: performance.now(),
+      rootStepsStarted: 0,
+      completedWithCheckpoint: false,
     }
     let end: () => void = () => undefined
     const ended = new Promise<void>((resolve) => {

@@ -34,6 +34,12 @@ export interface StepCheckpoint {
   events?: ReadonlyArray<{ type: RunEventType; data: unknown }>
   /** Audit events of what the step did to the world, appended to the tenant's chain with it. */
   audits?: ReadonlyArray<AuditInput>
+  /**
+   * The run ends with this step (a root `step_done` checkpoint of a step its graph routes nowhere
+   * after): the write also completes the run, as completeRun does, with its `run.completed`
+   * event right after the step's. `addSteps`: the steps this execution started.
+   */
+  completes?: { lastStep: string; addSteps: number } | null
 }
 
 const REFUSALS = {
@@ -47,7 +53,8 @@ const REFUSALS = {
  * under `leaseToken`), the run's checkpoint seq moving forward only, the used approval, the
  * checkpoint rows and the step's event with its webhook deliveries commit together or not at all
  * (the fence: lease.int.test.ts). The write also renews the run's lease, clears a resume request
- * it applied, and tells whether a client has asked to cancel the run meanwhile.
+ * it applied, completes the run when `completes` says the step ends it (migration 0035), and
+ * tells whether a client has asked to cancel the run meanwhile.
  * @throws StepRefusedError when the fence refuses; the driver's error when Postgres is away
  */
 export async function saveStepCheckpoint(
@@ -92,6 +99,8 @@ const SAVE_STEP_CASTS = [
   '',
   '::jsonb',
   '::jsonb',
+  '',
+  '::int',
 ] as const
 
 const SAVE_STEP = withTraceParentSetting(
@@ -127,6 +136,8 @@ function saveStepValues(c: StepCheckpoint): unknown[] {
     event === null ? null : 'step.completed',
     event,
     events,
+    c.completes?.lastStep ?? null,
+    c.completes?.addSteps ?? 0,
   ]
 }
 

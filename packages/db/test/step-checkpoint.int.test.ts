@@ -402,4 +402,95 @@ describe('saveStepCheckpoint', () => {
       added.filter((e) => e.type === 'step.completed').map((e) => [e.seq, e.seq]),
     )
   })
+
+  describe('a write that completes the run (its last step)', () => {
+    /** The run's columns a completion sets, read as the owner. */
+    async function ending(runId: string) {
+      const { rows } = await t.owner.query(
+        `select status, stop_reason, last_step, steps, finished_at, updated_at, checkpoint_seq,
+           event_seq, waiting_on, wake_at, pending_resume
+         from runs where id = $1`,
+        [runId],
+      )
+      return rows[0]
+    }
+
+    it('completes the run with its run.completed event numbered right after the step’s, in the one statement', async () => {
+      const c = await claimedRun()
+      await saveStepCheckpoint(t.app, stepWrite(c, 1))
+      const before = await written(c.tenant, c.runId)
+
+      await saveStepCheckpoint(
+        t.app,
+        stepWrite(c, 2, {
+          event: { step: 'b', seq: 2 },
+          completes: { lastStep: 'b', addSteps: 2 },
+        }),
+      )
+
+      const run = await ending(c.runId)
+      expect(run).toMatchObject({
+        status: 'completed',
+        stop_reason: 'completed',
+        last_step: 'b',
+        steps: 2,
+        checkpoint_seq: 2,
+        waiting_on: null,
+        wake_at: null,
+        pending_resume: null,
+      })
+      expect(run.finished_at).toBeInstanceOf(Date)
+      expect(run.updated_at).toEqual(run.finished_at)
+      const after = await written(c.tenant, c.runId)
+      const first = before.run.event_seq + 1
+      expect(after.events.slice(before.events.length)).toEqual([
+        { seq: first, type: 'step.completed', data: { step: 'b', seq: 2 } },
+        { seq: first + 1, type: 'run.completed', data: { steps: 2, lastStep: 'b' } },
+      ])
+      expect(run.event_seq).toBe(first + 1)
+      expect(after.checkpoints.map((k) => k.key)).toContain(`${c.runId}/2`)
+      // The run is over: its claim writes nothing more.
+      await expect(saveStepCheckpoint(t.app, stepWrite(c, 3))).rejects.toMatchObject({
+        code: 'lease-lost',
+      })
+    })
+
+    it('completes nothing and writes nothing under a lost claim', async () => {
+      const c = await claimedRun()
+      const before = await written(c.tenant, c.runId)
+      const stale = { ...c, leaseToken: randomUUID() }
+
+      await expect(
+        saveStepCheckpoint(
+          t.app,
+          stepWrite(stale, 1, { completes: { lastStep: 'a', addSteps: 1 } }),
+        ),
+      ).rejects.toBeInstanceOf(StepRefusedError)
+
+      expect(await ending(c.runId)).toMatchObject({ status: 'running', steps: 0 })
+      expect(await written(c.tenant, c.runId)).toEqual(before)
+    })
+
+    it('never completes the run from a failed checkpoint or a nested run’s write', async () => {
+      const c = await claimedRun()
+      await saveStepCheckpoint(
+        t.app,
+        stepWrite(c, 1, { isFailed: true, event: null, completes: { lastStep: 'a', addSteps: 1 } }),
+      )
+      await saveStepCheckpoint(
+        t.app,
+        stepWrite(c, 2, {
+          isRoot: false,
+          keys: ['sub'],
+          latestKey: 'sub',
+          event: { step: 'a/s', seq: 2 },
+          completes: { lastStep: 'a', addSteps: 1 },
+        }),
+      )
+
+      expect(await ending(c.runId)).toMatchObject({ status: 'running', finished_at: null })
+      const { events } = await written(c.tenant, c.runId)
+      expect(events.map((e) => e.type)).not.toContain('run.completed')
+    })
+  })
 })

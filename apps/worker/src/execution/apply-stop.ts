@@ -63,6 +63,8 @@ export async function applyStop(
   }
 
   if (result.stopReason === 'completed') {
+    // The last step's checkpoint write ended the run already (execution-store.ts).
+    if (flight.completedWithCheckpoint) return 'completed'
     // One statement: the compare-and-set under this claim and its run.completed event.
     await completeRun(deps.database, {
       tenant: run.tenantId,

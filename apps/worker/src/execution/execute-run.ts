@@ -17,6 +17,7 @@ import {
 import type { RunResult, State } from '@weave/kernel'
 import type { Flight, Inflight } from '../inflight.js'
 import { applyStop, type StopOutcome } from './apply-stop.js'
+import { terminalSteps } from './terminal-steps.js'
 import { threadStartState } from './thread-state.js'
 import { claimExecution, type ClaimedRun, type Execution } from './claim-run.js'
 import { ExecutionStore } from './execution-store.js'
@@ -80,6 +81,7 @@ export async function executeRun(deps: ExecuteDeps, job: Execution): Promise<Exe
     base: tenantStore(deps.database.pool, run.tenantId),
     flight,
     maxStateBytes: deps.maxStateBytes,
+    terminalSteps: terminalSteps(graph),
   })
   const renewal = renewClaim(deps, flight)
   try {

@@ -31,15 +31,19 @@ export interface ExecutionStoreDeps {
   flight: Flight
   /** The largest checkpoint written, in bytes of its JSON text. */
   maxStateBytes: number
+  /** The root graph's steps it routes nowhere after (terminal-steps.ts). */
+  terminalSteps: ReadonlySet<string>
 }
 
 /**
  * The kernel's Store for one execution of a run. Every checkpoint write is one statement
  * (weave_save_step) that also checks the execution's claim, moves the run's checkpoint seq
  * forward, marks the approval the step used, and appends the step's `step.completed` event, so
- * a crash can neither duplicate the event nor let a fenced-out executor write. What it needs to
- * know of the step (its seq, whether its after-hooks ran) comes from the step hooks
- * (step-hooks.ts), never from parsing the kernel's checkpoint.
+ * a crash can neither duplicate the event nor let a fenced-out executor write. The `step_done`
+ * checkpoint of a root step the graph routes nowhere after also completes the run, so a run's
+ * last write is its end. What it needs to know of the step (its seq, whether its after-hooks
+ * ran) comes from the step hooks (step-hooks.ts); only a terminal step's checkpoint is read, for
+ * its status.
  */
 export class ExecutionStore implements Store {
   constructor(private readonly deps: ExecutionStoreDeps) {}
@@ -75,6 +79,11 @@ export class ExecutionStore implements Store {
           (e) => ({ ...e, data: { ...e.data, step: path } }) as AgentEvent,
         )
       : []
+    const isRoot = latestKey === flight.runId
+    const completes =
+      isRoot && finished && this.deps.terminalSteps.has(current.step) && isStepDone(value)
+        ? { lastStep: current.step, addSteps: flight.rootStepsStarted }
+        : null
     const { cancelRequested } = await saveStepCheckpoint(database, {
       tenant: flight.tenant,
       runId: flight.runId,
@@ -84,13 +93,15 @@ export class ExecutionStore implements Store {
       value,
       latestKey,
       seq: current.seq,
-      isRoot: latestKey === flight.runId,
+      isRoot,
       isFailed: !finished,
       approvalId,
       event: finished ? { step: path, seq: current.seq } : null,
       events,
       audits: events.flatMap((e) => toolAudit(flight.runId, e)),
+      completes,
     })
+    if (completes) flight.completedWithCheckpoint = true
     flight.stepEvents.delete(key)
     flight.confirmedAt = performance.now()
     if (approvalId !== null) flight.usedApprovals.delete(latestKey)
@@ -110,6 +121,12 @@ export class ExecutionStore implements Store {
   tx<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return this.deps.base.tx(fn)
   }
+}
+
+/** A checkpoint the kernel wrote as `step_done` (docs/kernel.md, Checkpoints), not a yield. */
+function isStepDone(value: string): boolean {
+  const checkpoint = JSON.parse(value) as { status?: unknown }
+  return checkpoint.status === 'step_done'
 }
 
 /**

@@ -70,6 +70,7 @@ export function stepHooks(deps: StepHookDeps): { before: StepHook[]; after: Step
       if (run.cancelRequested) throw new StopRequestedError('cancelled')
       flight.confirmedAt = performance.now()
     }
+    if (ctx.runId === flight.runId) flight.rootStepsStarted++
     flight.currentSteps.set(ctx.runId, { step, seq: ctx.seq })
     flight.stepStarts.set(stepKey(ctx.runId, ctx.seq), performance.now())
   }
