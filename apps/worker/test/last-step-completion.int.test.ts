@@ -43,29 +43,29 @@ function expectGapFree(events: Array<{ seq: number }>): void {
 
 describe('a run’s last step', () => {
   it('completes the run in its own checkpoint write when the graph routes nowhere after it', async () => {
-    const id = await bed.start(
-      'linear',
-      {
-        entry: 'a',
-        steps: {
-          a: { kind: 'set', values: { n: 'n + 1' }, next: 'b' },
-          b: { kind: 'set', values: { doubled: 'n * 2' } },
-        },
+    const id = await bed.start('three-steps', {
+      entry: 'fetch',
+      steps: {
+        fetch: { kind: 'set', values: { total: '40' }, next: 'tax' },
+        tax: { kind: 'set', values: { total: 'total + 2' }, next: 'report' },
+        report: { kind: 'set', values: { line: "'total ' & total" }, next: null },
       },
-      { n: 1 },
-    )
+    })
 
-    expect(await completed(id)).toMatchObject({ stopReason: 'completed', lastStep: 'b', steps: 2 })
+    expect(await completed(id)).toMatchObject({
+      stopReason: 'completed',
+      lastStep: 'report',
+      steps: 3,
+    })
     const events = await eventsOf(id)
     expect(events.map((e) => e.type)).toEqual([
       'run.started',
-      'step.completed',
-      'step.completed',
+      ...Array<string>(3).fill('step.completed'),
       'run.completed',
     ])
     expectGapFree(events)
-    const [, first, last, end] = events
-    expect(end!.data).toEqual({ steps: 2, lastStep: 'b' })
+    const [first, last, end] = events.slice(-3)
+    expect(end!.data).toEqual({ steps: 3, lastStep: 'report' })
     // The last step's event and the run's end were written by one transaction, the step
     // before it by another.
     expect(end!.tx).toBe(last!.tx)
