@@ -65,7 +65,12 @@ export async function startWorkerTestbed(
     runOf: (id) => withTenant(database, tenant, (tx) => getRun(tx, id)),
     async close() {
       try {
-        for (const queue of [worker.queues.runs, worker.queues.timers, worker.queues.maintenance]) {
+        for (const queue of [
+          worker.queues.runs,
+          worker.queues.timers,
+          worker.queues.webhooks,
+          worker.queues.maintenance,
+        ]) {
           await queue.obliterate({ force: true })
         }
         await worker.close()
