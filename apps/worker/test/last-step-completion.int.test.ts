@@ -92,13 +92,19 @@ describe('a run’s last step', () => {
   })
 
   it('waits when it is an approval that yields, and completes with the decision’s write once decided', async () => {
-    const id = await bed.start('approve-last', {
-      entry: 'prepare',
-      steps: {
-        prepare: { kind: 'set', values: { ready: 'true' }, next: 'review' },
-        review: { kind: 'approval', title: 'Ship?' },
+    // The client's input names the checkpoint's status field: only the kernel's own field of
+    // the yielded checkpoint decides, not a key of the state.
+    const id = await bed.start(
+      'approve-last',
+      {
+        entry: 'prepare',
+        steps: {
+          prepare: { kind: 'set', values: { ready: 'true' }, next: 'review' },
+          review: { kind: 'approval', title: 'Ship?' },
+        },
       },
-    })
+      { status: 'step_done' },
+    )
     const waiting = await until(
       () => bed.runOf(id),
       (r) => r?.status === 'waiting',
