@@ -88,9 +88,18 @@ describe('outbound webhooks and approval links across processes', () => {
     expect(new Set(receiver.got.map((r) => r.headers['webhook-id'])).size).toBe(1)
     const requested = payloads[3]
     expect(requested).toMatchObject({ type: 'approval.requested', data: { runId: run.id } })
-    const deliveries = expectJson(
-      await weave.call('GET', `/v1/webhooks/${created.id}/deliveries`, { token }),
-      200,
+    // The receiver has answered before the worker records the attempt; wait for the record.
+    let deliveries: any
+    await waitUntil(
+      async () => {
+        deliveries = expectJson(
+          await weave.call('GET', `/v1/webhooks/${created.id}/deliveries`, { token }),
+          200,
+        )
+        return deliveries.items[0]?.status !== 'pending'
+      },
+      15_000,
+      () => `the delivery's outcome (last seen ${deliveries?.items[0]?.status})`,
     )
     expect(deliveries.items[0]).toMatchObject({
       status: 'succeeded',
