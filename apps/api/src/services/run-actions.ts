@@ -104,8 +104,11 @@ export function createRunActions(
         )
         return run
       })
+      // The answer shows the run as it was committed, queued: read after the job is handed over,
+      // it could show a worker's progress instead.
+      const view = await get(tenant, forked.id)
       await enqueueOrDefer(deps, 'run', { runId: forked.id, tenant }, context)
-      return get(tenant, forked.id)
+      return view
     },
 
     async cancel(tenant, principal, id, context) {
@@ -146,8 +149,9 @@ export function createRunActions(
     async resume(tenant, principal, id, body, context) {
       const input = (body.input ?? {}) as State
       const job = await recordResume(deps, tenant, principal, id, input, context)
+      const view = await get(tenant, id)
       await enqueueOrDefer(deps, 'resume', job, context)
-      return get(tenant, id)
+      return view
     },
   }
 }
