@@ -17,6 +17,7 @@ import { createApiServices } from '../src/services/api-services.js'
 import { SECRET } from './support.js'
 import { createTestDatabase, randomTenant, type TestDatabase } from './support/database.js'
 import { buildTestApp, callerFor, expectJson, expectProblem, type Call } from './support/harness.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 const signingKey = deriveAuditSigningKey('the signing secret of the audit anchor tests')
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await unsigned?.close()
+  if (queues) await obliterateQueues(queues)
   await queues?.close()
   await owner?.end()
   await db?.drop()

@@ -9,6 +9,7 @@ import { buildApp, type App } from '../src/app.js'
 import { registerControlPlaneMetrics } from '../src/http/control-plane-metrics.js'
 import { captureLog, testConfig } from './support.js'
 import { createTestDatabase, randomTenant, type TestDatabase } from './support/database.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 let db: TestDatabase
 let queues: JobQueues
@@ -38,8 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  await queues?.runs.obliterate({ force: true })
-  await queues?.timers.obliterate({ force: true })
+  if (queues) await obliterateQueues(queues)
   await queues?.close()
   await db?.drop()
 })

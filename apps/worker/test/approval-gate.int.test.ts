@@ -18,6 +18,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { startWorker, type RunningWorker } from '../src/index.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 // The write-approval gate as the worker holds it: an approval step completes only with a
 // decision settled in the approvals table for that run, step and material, used once.
@@ -60,9 +61,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await worker.queues.runs.obliterate({ force: true })
-  await worker.queues.timers.obliterate({ force: true })
-  await worker.queues.maintenance.obliterate({ force: true })
+  await obliterateQueues(worker.queues)
   await worker.close()
   await database.close()
   await testDb.drop()

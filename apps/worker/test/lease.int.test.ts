@@ -19,6 +19,7 @@ import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { reconcileOnce, serveMetrics, startWorker, type RunningWorker } from '../src/index.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 const REDIS = TEST_REDIS_URL
 const testDb = testDatabase('weave_lease')
@@ -56,9 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const call of calls) call.open()
-  await worker.queues.runs.obliterate({ force: true })
-  await worker.queues.timers.obliterate({ force: true })
-  await worker.queues.maintenance.obliterate({ force: true })
+  await obliterateQueues(worker.queues)
   await worker.close()
   await database.close()
   await testDb.drop()

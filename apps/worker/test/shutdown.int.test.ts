@@ -14,6 +14,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { startWorker, type RunningWorker } from '../src/index.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 const testDb = testDatabase('weave_shutdown')
 const { url, suffix } = testDb
@@ -59,10 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const call of calls) call.answer()
   const last = workers.at(-1)
-  if (last) {
-    await last.queues.runs.obliterate({ force: true })
-    await last.queues.maintenance.obliterate({ force: true })
-  }
+  if (last) await obliterateQueues(last.queues)
   await Promise.allSettled(workers.map((w) => w.close()))
   await database.close()
   await testDb.drop()

@@ -36,6 +36,7 @@ import { TEST_REDIS_URL, testDatabase, until } from './support/test-services.js'
 import { webhooksProcessor } from '../src/processors/webhooks-processor.js'
 import { listenForDeliveries, type DeliveryListener } from '../src/webhooks/delivery-listener.js'
 import { sweepDeliveries } from '../src/webhooks/delivery-sweep.js'
+import { obliterateQueues } from '../../../test/support/queue-cleanup.js'
 
 // Deliveries are made straight with appendRunEvent, as a run's steps make them, so these tests
 // drive the delivery path alone: the webhooks processor and the listener that enqueues.
@@ -111,7 +112,7 @@ afterAll(async () => {
   for (const release of held) release()
   await listener?.close()
   await worker?.close()
-  await queues?.webhooks.obliterate({ force: true })
+  if (queues) await obliterateQueues(queues)
   await queues?.close()
   await database?.close()
   receiver?.close()
@@ -294,7 +295,7 @@ describe('webhook deliveries', () => {
       expect(await lost.hasLiveJob('webhooks', id)).toBe(true)
       expect(await sweepDeliveries({ database, queues: lost })).toBe(0)
     } finally {
-      await lost.webhooks.obliterate({ force: true })
+      await obliterateQueues(lost)
       await lost.close()
     }
     held.shift()?.()

@@ -12,6 +12,7 @@ import { resourceRoutes } from '../../src/routes/index.js'
 import { createApiServices, type ApiServices } from '../../src/services/api-services.js'
 import { SECRET, captureLog, testConfig } from '../support.js'
 import { createTestDatabase, type TestDatabase } from './database.js'
+import { obliterateQueues } from '../../../../test/support/queue-cleanup.js'
 
 /** Every scope a token can carry. */
 export const ALL_SCOPES: readonly Scope[] = [
@@ -93,12 +94,7 @@ export async function createHarness(prefix: string): Promise<Harness> {
     call: callerFor(app),
     close: async () => {
       await app.close()
-      // Every queue, so no key of this harness's prefix stays in the shared Redis.
-      await Promise.all(
-        [queues.runs, queues.timers, queues.webhooks, queues.maintenance].map((queue) =>
-          queue.obliterate({ force: true }),
-        ),
-      )
+      await obliterateQueues(queues)
       await queues.close()
       await db.drop()
     },

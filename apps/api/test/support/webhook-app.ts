@@ -35,7 +35,6 @@ export async function createWebhookHarness(prefix: string): Promise<WebhookHarne
     callWithWebhooks: callerFor(app),
     close: async () => {
       await app.close()
-      await h.queues.webhooks.obliterate({ force: true })
       await h.close()
     },
   }

@@ -12,6 +12,7 @@ import { redisConnection } from '@weave/queue'
 import { pino } from 'pino'
 import { startWorker, type RunningWorker, type WorkerOptions } from '../../src/index.js'
 import { TEST_REDIS_URL, testDatabase } from './test-services.js'
+import { obliterateQueues } from '../../../../test/support/queue-cleanup.js'
 
 /** A migrated database of its own and a worker on a queue prefix of its own, for one test file. */
 export interface WorkerTestbed {
@@ -65,14 +66,7 @@ export async function startWorkerTestbed(
     runOf: (id) => withTenant(database, tenant, (tx) => getRun(tx, id)),
     async close() {
       try {
-        for (const queue of [
-          worker.queues.runs,
-          worker.queues.timers,
-          worker.queues.webhooks,
-          worker.queues.maintenance,
-        ]) {
-          await queue.obliterate({ force: true })
-        }
+        await obliterateQueues(worker.queues)
         await worker.close()
         await database.close()
       } finally {

@@ -16,6 +16,7 @@ import { forgedCursor } from './forged-cursor.js'
 import { WEBHOOK_URL, collectCursors, seedSchemas, seedTenant, seedWebhook } from './fuzz-seed.js'
 import type { FuzzSeeds } from './request-arbitrary.js'
 import { graphSpec } from './spec-arbitrary.js'
+import { obliterateQueues } from '../../../../../test/support/queue-cleanup.js'
 
 /** The API under fuzz, the data seeded into it, and what it logged at error level. */
 export interface FuzzApp {
@@ -152,22 +153,9 @@ export async function createFuzzApp(prefix: string): Promise<FuzzApp> {
     errorsSince: (mark) => lines.slice(mark),
     close: async () => {
       await app.close()
-      // Every queue the app may have used, whichever queues JobQueues holds.
-      for (const queue of Object.values(queues)) {
-        if (isQueue(queue)) await queue.obliterate({ force: true })
-      }
+      await obliterateQueues(queues)
       await queues.close()
       await db.drop()
     },
   }
-}
-
-function isQueue(
-  value: unknown,
-): value is { obliterate(options: { force: boolean }): Promise<void> } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { obliterate?: unknown }).obliterate === 'function'
-  )
 }
