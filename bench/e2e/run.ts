@@ -144,7 +144,7 @@ function goalsSection(f: Figures, s: Settings): string {
     '',
     mdTable(['figure', WEAVE, FLOOR, `ratio ${WEAVE} / ${FLOOR}`, 'goal', 'verdict'], rows),
     '',
-    `Background statements (seen while no run was in flight, over as long a window, already subtracted above): ${fmt(tw.backgroundPerRun)} per run for ${WEAVE}, ${fmt(tf.backgroundPerRun)} for the ${FLOOR}.`,
+    `Background statements (also sent while no run was in flight, over as long a window; already subtracted above, each statement at most as often as the runs sent it): ${fmt(tw.backgroundPerRun)} per run for ${WEAVE}, ${fmt(tf.backgroundPerRun)} for the ${FLOOR}.`,
   ].join('\n')
 }
 
