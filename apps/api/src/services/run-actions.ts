@@ -149,6 +149,7 @@ export function createRunActions(
     async resume(tenant, principal, id, body, context) {
       const input = (body.input ?? {}) as State
       const job = await recordResume(deps, tenant, principal, id, input, context)
+      // Read before the handover, as a fork's answer: the run as the resume left it.
       const view = await get(tenant, id)
       await enqueueOrDefer(deps, 'resume', job, context)
       return view
