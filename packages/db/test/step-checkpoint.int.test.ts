@@ -6,6 +6,7 @@ import {
   claimRun,
   createWebhook,
   decideApproval,
+  deleteWebhook,
   loadCheckpointRow,
   openApproval,
   saveStepCheckpoint,
@@ -166,6 +167,42 @@ describe('saveStepCheckpoint', () => {
     })
     // The write renews the lease: the reconciler leaves a run that just wrote a step alone.
     expect(after.run.updated_at.getTime()).toBeGreaterThan(before.run.updated_at.getTime())
+  })
+
+  it('writes the events of a tenant whose webhooks are all deleted without deliveries, and delivers again once one is created', async () => {
+    const c = await claimedRun()
+    const other = await claimedRun()
+    await withTenant(t.app, c.tenant, (tx) => deleteWebhook(tx, c.webhookId))
+
+    await saveStepCheckpoint(t.app, stepWrite(c, 1))
+
+    let after = await written(c.tenant, c.runId)
+    expect(after.events.at(-1)).toEqual({
+      seq: after.run.event_seq,
+      type: 'step.completed',
+      data: { step: 'a', seq: 1 },
+    })
+    expect(after.deliveries).toEqual([])
+    // Another tenant's live webhook is no reason to deliver this tenant's events, nor gets them.
+    expect((await written(other.tenant, other.runId)).deliveries).toEqual([])
+
+    const { webhook } = await withTenant(t.app, c.tenant, (tx) =>
+      createWebhook(tx, secretsKey, {
+        url: 'https://hooks.test/again',
+        events: ['step.completed'],
+        createdBy: 'admin',
+      }),
+    )
+    await saveStepCheckpoint(t.app, stepWrite(c, 2))
+
+    after = await written(c.tenant, c.runId)
+    expect(after.deliveries).toEqual([
+      expect.objectContaining({
+        webhook_id: webhook.id,
+        event_type: 'step.completed',
+        event_seq: after.run.event_seq,
+      }),
+    ])
   })
 
   it('leaves a lease renewed within the second as it is, and changes no column an index of runs names', async () => {
