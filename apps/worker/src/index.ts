@@ -8,6 +8,7 @@ export { startWorker, type RunningWorker } from './start-worker.js'
 export type { WorkerOptions } from './worker-options.js'
 export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './config.js'
 export {
+  createWorkerMetricsRegistry,
   runWorker,
   stopTimeoutOf,
   type ConfiguredWorker,

@@ -50,7 +50,7 @@ export async function runWorker(
       }
     },
   })
-  const registry = options.metrics ?? processRegistry()
+  const registry = options.metrics ?? createWorkerMetricsRegistry()
   const worker = startWorker({
     database,
     connection: redisConnection(config.redisUrl),
@@ -105,10 +105,10 @@ export async function runWorker(
  * does: prom-client's default, 10 ms, wakes an idle worker 100 times a second (about 6 ms of CPU
  * per second). A stall of the loop longer than this still delays a sample.
  */
-export const EVENT_LOOP_SAMPLE_MS = 100
+const EVENT_LOOP_SAMPLE_MS = 100
 
-/** The worker's own registry, with Node's default process metrics. */
-export function processRegistry(): Registry {
+/** The metrics registry of a worker process, with Node's default process metrics. */
+export function createWorkerMetricsRegistry(): Registry {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS })
   return registry

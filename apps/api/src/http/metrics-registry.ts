@@ -5,7 +5,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client'
  * default, 10 ms, wakes an idle process 100 times a second: about 6 ms of CPU per second per
  * process (bench/e2e/README.md). A stall of the loop longer than this still delays a sample.
  */
-export const EVENT_LOOP_SAMPLE_MS = 100
+const EVENT_LOOP_SAMPLE_MS = 100
 
 /**
  * The metrics registry of a Weave process, with Node's default process metrics. `weave start`
