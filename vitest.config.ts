@@ -20,6 +20,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // One module graph per worker, not per file: importing the packages again for every
+          // file was most of this tier's time. So a file must leave nothing behind (timers,
+          // listeners, pools, environment); `--sequence.shuffle.files` finds one that does.
+          isolate: false,
           include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
         },
@@ -28,6 +32,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          // As the unit tier: each file owns its database, schema or queue prefix and closes
+          // its pools and servers, so the files share a worker's modules.
+          isolate: false,
           include: ['packages/*/test/**/*.int.test.ts', 'apps/*/test/**/*.int.test.ts'],
           globalSetup: [SERVICES_SETUP],
           testTimeout: 30_000,
