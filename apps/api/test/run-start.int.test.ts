@@ -86,7 +86,7 @@ const withAmountAtMost = (max: number) => ({
   },
 })
 
-describe('POST /v1/runs in one statement', () => {
+describe('POST /v1/runs in one statement and its audit chain call', () => {
   it('starts a run of a graph it has seen in one statement, with its event and audit event', async () => {
     await register('one')
     expectJson(await start({ graph: 'one', input: { amount: 1 } }), 202)
@@ -95,8 +95,10 @@ describe('POST /v1/runs in one statement', () => {
       response = await start({ graph: 'one', input: { amount: 2 } }, { 'x-request-id': 'req-one' })
     })
     const run = expectJson(response, 202, RunView)
-    expect(sent).toHaveLength(1)
+    // The start, then the call chaining its audit event once it has committed.
+    expect(sent).toHaveLength(2)
     expect(sent[0]).toMatch(/weave_start_run/)
+    expect(sent[1]).toMatch(/weave_chain_audit/)
     expect(run).toMatchObject({ graph: 'one', version: 1, status: 'queued', createdBy: 'alice' })
     expect((await h.queues.runs.getJob(run.id))?.data).toEqual({ runId: run.id, tenant })
     const events = await withTenant(h.database, tenant, (tx) => listRunEvents(tx, run.id))
@@ -126,7 +128,7 @@ describe('POST /v1/runs in one statement', () => {
     const sent = await statementsOf(async () => {
       response = await start({ graph: 'keyed', input: { amount: 3 } }, key)
     })
-    expect(sent).toHaveLength(1)
+    expect(sent).toHaveLength(2)
     const first = expectJson(response, 202, RunView)
     const again = await start({ graph: 'keyed', input: { amount: 3 } }, key)
     expect(expectJson(again, 200, RunView).id).toBe(first.id)
@@ -156,7 +158,7 @@ describe('POST /v1/runs in one statement', () => {
     })
     const waiting = expectJson(response, 202, RunView)
     const third = expectJson(await start(body), 202, RunView)
-    expect(sent).toHaveLength(1)
+    expect(sent).toHaveLength(2)
     expect([admitted.linePosition, waiting.linePosition, third.linePosition]).toEqual([null, 1, 2])
     expect(await h.queues.runs.getJob(admitted.id)).toBeTruthy()
     expect(await h.queues.runs.getJob(waiting.id)).toBeFalsy()

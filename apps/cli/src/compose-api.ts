@@ -48,6 +48,14 @@ export function composeApi(
     onError: (err) => {
       if (!health.report(err)) log.warn(connectionErrorFields(err), 'database connection lost')
     },
+    onAuditChainError: (err, tenant) => {
+      if (!health.report(err)) {
+        log.warn(
+          { ...connectionErrorFields(err), tenant },
+          'audit events left pending; a later chain call chains them',
+        )
+      }
+    },
   })
   const queues = createJobQueues({
     connection: redisConnection(config.redisUrl),

@@ -1,4 +1,5 @@
 import {
+  chainAllPendingAudit,
   getApproval,
   hasPendingSibling,
   getRun,
@@ -50,6 +51,8 @@ export interface ReconcileReport {
   approvalsExpired: number
   /** Pending webhook deliveries without a live job, enqueued again. */
   deliveriesRequeued: number
+  /** Audit events committed but left unchained (their writer stopped), chained now. */
+  auditChained: number
 }
 
 /** The default quiet period: runs changed more recently are left alone. */
@@ -164,7 +167,8 @@ const unresumedApprovals = sweep({
  * Repairs what Redis may have lost, from Postgres (the source of truth), one kind at a time,
  * each through its own indexed keyset query: queued runs without a job, running runs whose
  * executor went quiet, elapsed timers, client resume requests and settled approvals whose job
- * was lost, approvals past their timeout, and webhook deliveries without a job. So thousands of
+ * was lost, approvals past their timeout, webhook deliveries without a job, and audit events
+ * whose writer stopped before chaining them. So thousands of
  * runs waiting for people never hide a lost job. Every repair is idempotent; the pass runs once
  * for the cluster (a BullMQ job scheduler), and overlapping passes are harmless anyway.
  * @throws AggregateError of the sweeps that failed, after all ran
@@ -181,6 +185,7 @@ export async function reconcileOnce(
     timersFired: 0,
     approvalsExpired: 0,
     deliveriesRequeued: 0,
+    auditChained: 0,
   }
   const failures: unknown[] = []
   const sweeps = [queuedRuns, staleRunningRuns, elapsedTimers, pendingResumes, unresumedApprovals]
@@ -191,6 +196,12 @@ export async function reconcileOnce(
   await sweepDeliveries(deps, now)
     .then((count) => {
       report.deliveriesRequeued += count
+    })
+    .catch((err: unknown) => failures.push(err))
+  await chainAllPendingAudit(deps.database.pool)
+    .then((count) => {
+      report.auditChained += count
+      if (count > 0) deps.log.info({ repair: 'auditChained', count }, 'reconciler repaired')
     })
     .catch((err: unknown) => failures.push(err))
   deps.metrics?.recordRepairs({ ...report })

@@ -49,6 +49,14 @@ export async function runWorker(
         log.warn(connectionErrorFields(err), 'database connection lost')
       }
     },
+    onAuditChainError: (err, tenant) => {
+      if (!options.health?.report(err)) {
+        log.warn(
+          { ...connectionErrorFields(err), tenant },
+          'audit events left pending; a later chain call chains them',
+        )
+      }
+    },
   })
   const registry = options.metrics ?? createWorkerMetricsRegistry()
   const worker = startWorker({

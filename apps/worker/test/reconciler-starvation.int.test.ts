@@ -3,8 +3,11 @@ import {
   createDb,
   createRun,
   jobId,
+  listAudit,
   migrateDatabase,
+  pendingAuditInsert,
   registerGraphVersion,
+  verifyAudit,
   withTenant,
   type Database,
 } from '@weave/db'
@@ -179,6 +182,7 @@ describe('the reconciler under many waiting runs', () => {
       timersFired: 0,
       approvalsExpired: 0,
       deliveriesRequeued: 0,
+      auditChained: 0,
     })
     const added = await jobs.runs.getJob(job)
     expect(added?.name).toBe('run')
@@ -191,5 +195,32 @@ describe('the reconciler under many waiting runs', () => {
       active: 0,
     })
     expect(await waitingRuns(pool)).toEqual(before)
+  })
+
+  it('chains the audit events a writer committed and stopped before chaining', async () => {
+    const db = database!
+    const jobs = queues!
+    // A writer that committed its change's audit event, then stopped before its chain call.
+    const id = await withTenant(db, tenant, async (tx) => {
+      const pending = pendingAuditInsert(tenant, {
+        actor: 'starter',
+        action: 'test.stranded',
+        target: { kind: 'run', id: 'r-stranded' },
+      })
+      await tx.db.execute(pending.insert)
+      return pending.id
+    })
+    const listed = () => withTenant(db, tenant, (tx) => listAudit(tx, { action: 'test.stranded' }))
+    expect((await listed()).items).toEqual([])
+
+    const lifecycle = createApprovalLifecycle({ database: db, jobs })
+    const report = await reconcileOnce(
+      { database: db, queues: jobs, lifecycle, log: silent, quietMs: QUIET_MS },
+      new Date(),
+    )
+
+    expect(report.auditChained).toBe(1)
+    expect((await listed()).items.map((e) => e.id)).toEqual([id])
+    expect(await withTenant(db, tenant, (tx) => verifyAudit(tx))).toMatchObject({ ok: true })
   })
 })

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import type { Json } from '@weave/kernel'
 import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import { type AuditEvent, auditHash, auditHashedJson, toAuditEvent } from './audit-chain.js'
+import { chainAuditAfterCommit } from './audit-pending-chain.js'
 import type { TenantTx } from './client.js'
 import { decodeCursor, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
@@ -31,7 +32,7 @@ export interface AuditInput extends AuditContext {
  * transaction-scoped advisory lock held until commit, so concurrent transactions still form one
  * gap-free chain (audit.int.test.ts); this call takes it at once and returns the chained event.
  * Writers that need not see the event's seq and hash use `appendAuditAtCommit`, which takes the
- * lock at commit only.
+ * lock only after the commit, for many events at a time.
  */
 export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<AuditEvent> {
   const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tx.tenant, input)
@@ -57,14 +58,13 @@ export async function appendAudit(tx: TenantTx, input: AuditInput): Promise<Audi
 }
 
 /**
- * Appends an audit event that joins the tenant's hash chain when the caller's transaction
- * commits, or never if it rolls back; returns the event's id. The event waits in
- * `audit_pending` until a deferred trigger (migration 0021) takes the tenant's chain lock inside
- * the COMMIT, reads the head, fills in the seq and previous hash, hashes as `auditHash` does and
- * appends it: the lock is held for the commit only, not across the round trips between this call
- * and it, so the transactions of one tenant no longer queue behind each other's clients. The
- * transaction's own events are chained in the order they were appended; until the commit the
- * event is not in `audit_events` (audit-append.int.test.ts).
+ * Appends an audit event that joins the tenant's hash chain after the caller's transaction
+ * commits, or never if it rolls back; returns the event's id. The event waits in `audit_pending`
+ * without any lock; once the transaction has committed, withTenant calls `weave_chain_audit`
+ * (audit-pending-chain.ts), which chains it with every other pending event of the tenant under
+ * the chain's lock: the lock is held for that call only, never across this transaction's round
+ * trips or its commit. The transaction's own events are chained in the order they were appended;
+ * until then the event is not in `audit_events` (audit-append.int.test.ts).
  */
 export async function appendAuditAtCommit(
   tx: TenantTx,
@@ -72,12 +72,14 @@ export async function appendAuditAtCommit(
 ): Promise<{ id: string }> {
   const pending = pendingAuditInsert(tx.tenant, input)
   await tx.db.execute(pending.insert)
+  chainAuditAfterCommit(tx)
   return { id: pending.id }
 }
 
 /**
  * The insert of an audit event into `audit_pending` (see {@link appendAuditAtCommit}), for a
- * statement that does more in the same round trip; `id` is the event's.
+ * statement that does more in the same round trip; `id` is the event's. The caller chains it
+ * after the commit (chainAuditAfterCommit, or chainPendingAudit outside withTenant).
  */
 export function pendingAuditInsert(tenant: string, input: AuditInput): { id: string; insert: SQL } {
   const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tenant, input)
@@ -92,7 +94,7 @@ export function pendingAuditInsert(tenant: string, input: AuditInput): { id: str
   }
 }
 
-/** An audit event before it is chained, as the database chains it (weave_chain_pending_audit). */
+/** An audit event before it is chained, as the database chains it (weave_chain_audit). */
 export interface UnchainedAudit {
   unhashed: Omit<AuditEvent, 'hash'>
   /** The canonical JSON the event's hash covers, with the markers in it. */

@@ -1,5 +1,6 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
+import { type AuditChainErrorHandler, onAuditChainError } from './audit-pending-chain.js'
 import * as schema from './schema/index.js'
 import { APP_ROLE, TENANT_SETTING, TRACE_PARENT_SETTING } from './schema/roles.js'
 import { activeTraceParent } from './trace-parent.js'
@@ -33,6 +34,11 @@ export interface CreateDbOptions {
    * connection) must not hold requests for the operating system's TCP timeout.
    */
   connectTimeoutMs?: number
+  /**
+   * Receives a failed call chaining pending audit events after a commit (default: ignored); the
+   * events stay pending, durable, until a later call or the worker's reconciler chains them.
+   */
+  onAuditChainError?: AuditChainErrorHandler
 }
 
 /** How long a query waits for a connection by default. */
@@ -45,7 +51,16 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 export interface TenantTx {
   readonly db: DbTransaction
   readonly tenant: string
+  /**
+   * Runs `action` once the transaction has committed, never when it rolls back; withTenant starts
+   * the actions together and returns when all have finished. The change is committed whatever an
+   * action does, so an action handles its own failures instead of rejecting.
+   */
+  afterCommit(action: AfterCommit): void
 }
+
+/** Work that must follow a commit (a job's enqueue, chaining audit events); gets the pool. */
+export type AfterCommit = (pool: pg.Pool) => Promise<unknown>
 
 /**
  * Opens a pool whose connections all run as `weave_app`, so row-level security binds them. The
@@ -65,6 +80,7 @@ export function createDb(options: CreateDbOptions): Database {
   // a listener that would end the process. The query in progress fails with the same error, and
   // the pool discards the broken client when it is released.
   pool.on('connect', (client) => client.on('error', onError))
+  if (options.onAuditChainError) onAuditChainError(pool, options.onAuditChainError)
   const db = drizzle({ client: pool, schema })
   return { pool, db, close: () => pool.end() }
 }
@@ -72,7 +88,8 @@ export function createDb(options: CreateDbOptions): Database {
 /**
  * Runs `fn` in one transaction as the app role with `weave.tenant` set to `tenant` (local to the
  * transaction, so a pooled connection never carries a tenant into the next one). Commits when
- * `fn` resolves, rolls back when it throws.
+ * `fn` resolves, rolls back when it throws. After the commit it runs what `fn` queued with
+ * `tx.afterCommit`, and returns once that is done.
  * @throws TypeError when `tenant` is empty; whatever `fn` throws.
  */
 export async function withTenant<T>(
@@ -105,10 +122,15 @@ export async function withTenant<T>(
     client.release(err instanceof Error ? err : true)
     throw err
   }
+  const afterCommit: AfterCommit[] = []
+  let result: T
   try {
-    const result = await fn({ db: transactionDb(client), tenant })
+    result = await fn({
+      db: transactionDb(client),
+      tenant,
+      afterCommit: (action) => afterCommit.push(action),
+    })
     await client.query('commit')
-    return result
   } catch (err) {
     await client.query('rollback').catch((rollbackError: Error) => {
       broken = rollbackError
@@ -117,6 +139,9 @@ export async function withTenant<T>(
   } finally {
     client.release(broken)
   }
+  // After the connection is back in the pool: an action may need one of its own.
+  if (afterCommit.length > 0) await Promise.all(afterCommit.map((action) => action(pool)))
+  return result
 }
 
 // One drizzle handle per pooled connection, made when the connection is first used by

@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm'
+import { type SQL, and, asc, eq, gt, sql } from 'drizzle-orm'
 import { pendingAuditInsert, type AuditInput } from './audit.js'
+import { chainAuditAfterCommit } from './audit-pending-chain.js'
 import type { TenantTx } from './client.js'
 import { NotFoundError } from './errors.js'
 import { pgCode } from './pg-errors.js'
@@ -53,7 +54,7 @@ export async function appendRunEvent<T extends RunEventType>(
 
 /**
  * Appends a run event (see {@link appendRunEvent}) and an audit event joining the tenant's chain
- * at commit (see appendAuditAtCommit) in one statement: one round trip for what a change of a
+ * after the commit (see appendAuditAtCommit) in one statement: one round trip for what a change of a
  * run puts on both records.
  * @throws {NotFoundError} when the run does not exist in this tenant
  */
@@ -67,6 +68,21 @@ export async function appendRunEventAndAudit<T extends RunEventType>(
   return appendRunEventWith(tx, runId, type, data, audit)
 }
 
+/**
+ * The call appending a run event (weave_append_run_event, as {@link appendRunEvent} does) with
+ * its data checked against the catalogue, for a statement that does more in the same round trip.
+ * @throws ZodError when `data` is not the type's payload
+ */
+export function runEventAppendCall<T extends RunEventType>(
+  tx: TenantTx,
+  runId: string,
+  type: T,
+  data: RunEventData<T>,
+): SQL {
+  const payload = JSON.stringify(runEventData(type, data))
+  return sql`weave_append_run_event(${tx.tenant}, ${runId}::uuid, ${type}, ${payload}::jsonb)`
+}
+
 async function appendRunEventWith<T extends RunEventType>(
   tx: TenantTx,
   runId: string,
@@ -75,8 +91,7 @@ async function appendRunEventWith<T extends RunEventType>(
   audit: AuditInput | null,
 ): Promise<RunEventRow> {
   if (!isUuid(runId)) throw new NotFoundError('run', runId)
-  const payload = JSON.stringify(runEventData(type, data))
-  const append = sql`weave_append_run_event(${tx.tenant}, ${runId}::uuid, ${type}, ${payload}::jsonb)`
+  const append = runEventAppendCall(tx, runId, type, data)
   // The audit event's insert is a data-modifying WITH query: it runs whatever the rest reads.
   const statement =
     audit === null
@@ -92,6 +107,7 @@ async function appendRunEventWith<T extends RunEventType>(
       data: unknown
       at: string | Date
     }>(statement)
+    if (audit !== null) chainAuditAfterCommit(tx)
     const row = result.rows[0]!
     return {
       tenantId: row.tenant_id,

@@ -83,7 +83,7 @@ const START_RUN = withTraceParentSetting(
  * or missing graph and a version other than the one the input was validated against, then
  * inserts the run (or finds the one the idempotency key names, within IDEMPOTENCY_TTL_MS), places
  * it in its concurrency key's line, appends `run.queued` and the pending `run.started` audit
- * event, chained at the commit (run-start.int.test.ts).
+ * event, which the caller chains once this returns (chainPendingAudit; run-start.int.test.ts).
  * @throws RunStartRefusedError when the graph refuses; IdempotencyConflictError when the key
  *   was used with another request hash
  */

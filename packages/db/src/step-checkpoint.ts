@@ -73,7 +73,7 @@ export async function saveStepCheckpoint(
       }),
     )
   }
-  // The audit events commit with the checkpoint or not at all, chained at the commit.
+  // The audit events commit with the checkpoint or not at all, chained after the commit.
   return withTenant(database, c.tenant, async (tx) => {
     const saved = await saveStep(c, () => tx.db.execute<SavedStep>(saveStepSql(values)))
     for (const audit of audits) await appendAuditAtCommit(tx, audit)

@@ -61,10 +61,10 @@ async function countedDecide(
 }
 
 describe('a decision', () => {
-  it('is five statements, whether it settles the approval or not', async () => {
+  it('is four statements and the chain call of its audit event, whether it settles the approval or not', async () => {
     // BEGIN with the settings; the run's and the approval's locks with the earlier decisions;
-    // the insert with the settle; the run event with the audit row; COMMIT.
-    // (An approval step has no siblings to look for.)
+    // the insert with the settle, the run event and the pending audit row; COMMIT; then, after
+    // the commit, weave_chain_audit. (An approval step has no siblings to look for.)
     const tenant = randomTenant()
     const { approvalId } = await open(tenant, { required: 2 })
     expect(await countedDecide(tenant, approvalId, 'alice')).toEqual({ sent: 5, didSettle: false })

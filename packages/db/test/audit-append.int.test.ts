@@ -6,8 +6,11 @@ import {
   appendAudit,
   appendAuditAtCommit,
   auditHash,
+  chainAllPendingAudit,
+  chainPendingAudit,
   GENESIS_HASH,
   listAudit,
+  pendingAuditInsert,
   verifyAudit,
   withTenant,
 } from '@weave/db'
@@ -108,8 +111,10 @@ function expectVerifiableChain(chain: AuditEvent[]): void {
   })
 }
 
-// appendAuditAtCommit leaves the event in audit_pending; a deferred trigger chains it inside the
-// COMMIT (migration 0021), so the tenant's lock is not held between the append and the commit.
+// appendAuditAtCommit leaves the event in audit_pending; once the transaction has committed,
+// withTenant calls weave_chain_audit (migration 0037), which chains every pending event of the
+// tenant under its lock: the lock is held neither between the append and the commit nor through
+// the commit.
 describe('appendAuditAtCommit', () => {
   it('chains events with any details at commit so that auditHash and verifyAudit accept them', async () => {
     const tenant = randomTenant()
@@ -124,7 +129,7 @@ describe('appendAuditAtCommit', () => {
           requestId: 'req-1',
           ip: '127.0.0.1',
         })
-        // Not in the chain before the commit: it gets its seq and hash there.
+        // Not in the chain before the commit: it gets its seq and hash after it.
         expect((await listAudit(tx, { limit: 50 })).items.map((e) => e.id)).not.toContain(
           appended.id,
         )
@@ -218,8 +223,8 @@ describe('appendAuditAtCommit', () => {
     expect(chain).toHaveLength(expectedCount)
     for (const i of committed) {
       const own = chain.filter((e) => e.actor === `w${i}`)
-      // The deferred events keep their order and follow each other: the trigger chains them
-      // one after the other under the lock inside one commit.
+      // A transaction's events keep their order and follow each other: the chain call orders
+      // the pending events by transaction, then by position.
       const one = chain.findIndex((e) => e.actor === `w${i}` && e.action === 'test.one')
       expect(chain[one + 1]).toMatchObject({ actor: `w${i}`, action: 'test.two' })
       expect(own.map((e) => e.action)).toEqual(
@@ -229,6 +234,131 @@ describe('appendAuditAtCommit', () => {
     expect(chain.some((e) => e.actor === 'w0' || e.actor === 'w5')).toBe(false)
     const verified = await withTenant(t.app, tenant, (tx) => verifyAudit(tx))
     expect(verified).toMatchObject({ ok: true, checked: expectedCount })
+  })
+
+  it('commits a change with a pending event while the chain lock is held, and chains it once the lock is free', async () => {
+    const tenant = randomTenant()
+    const holder = await t.owner.connect()
+    try {
+      // Another chainer of the tenant, holding the lock as long as it likes.
+      await holder.query('begin')
+      await holder.query(`select pg_advisory_xact_lock(hashtext('audit:' || $1::text))`, [tenant])
+      let committed = false
+      const change = withTenant(t.app, tenant, async (tx) => {
+        await appendAuditAtCommit(tx, {
+          actor: 'a',
+          action: 'test.locked-out',
+          target: { kind: 'run', id: 'r1' },
+        })
+      }).then(() => {
+        committed = true
+      })
+      // The commit does not wait for the lock: the pending event is visible to others...
+      await expect
+        .poll(async () => {
+          const { rows } = await t.owner.query<{ n: number }>(
+            'select count(*)::int as n from audit_pending where tenant_id = $1',
+            [tenant],
+          )
+          return rows[0]!.n
+        })
+        .toBe(1)
+      // ...while the call chaining it after the commit waits for the lock.
+      expect(committed).toBe(false)
+      await holder.query('commit')
+      await change
+      const chain = await chainOf(tenant)
+      expect(chain.map((e) => e.action)).toEqual(['test.locked-out'])
+      expectVerifiableChain(chain)
+    } finally {
+      await holder.query('rollback').catch(() => undefined)
+      holder.release()
+    }
+  })
+
+  it('leaves a rolled-back transaction with nothing to chain, and runs none of its after-commit work', async () => {
+    const tenant = randomTenant()
+    let ran = false
+    await expect(
+      withTenant(t.app, tenant, async (tx) => {
+        await appendAuditAtCommit(tx, {
+          actor: 'a',
+          action: 'test.gone',
+          target: { kind: 'run', id: 'r' },
+        })
+        tx.afterCommit(async () => {
+          ran = true
+        })
+        throw new Error('changed my mind')
+      }),
+    ).rejects.toThrow('changed my mind')
+    expect(ran).toBe(false)
+    expect(await chainOf(tenant)).toEqual([])
+  })
+
+  it('chains events whose writer stopped after its commit: the next chain call of the tenant or the sweep of every tenant', async () => {
+    const [one, two] = [randomTenant(), randomTenant()]
+    // A writer that commits its event and stops before its chain call, as a crash would.
+    const commitWithoutChaining = (tenant: string, action: string) =>
+      withTenant(t.app, tenant, async (tx) => {
+        const pending = pendingAuditInsert(tenant, {
+          actor: 'a',
+          action,
+          target: { kind: 'run', id: 'r' },
+        })
+        await tx.db.execute(pending.insert)
+      })
+    await commitWithoutChaining(one, 'test.stranded-one')
+    await commitWithoutChaining(two, 'test.stranded-two')
+    expect(await chainOf(one)).toEqual([])
+    await chainPendingAudit(t.app.pool, one)
+    expect((await chainOf(one)).map((e) => e.action)).toEqual(['test.stranded-one'])
+    expect(await chainOf(two)).toEqual([])
+    expect(await chainAllPendingAudit(t.app.pool)).toBeGreaterThanOrEqual(1)
+    const chain = await chainOf(two)
+    expect(chain.map((e) => e.action)).toEqual(['test.stranded-two'])
+    expectVerifiableChain(chain)
+  })
+
+  it('serves the chain requests of one tenant that arrive together with at most two calls', async () => {
+    const tenant = randomTenant()
+    const pool = t.app.pool
+    const calls: string[] = []
+    const query = pool.query.bind(pool)
+    pool.query = ((config: unknown, ...rest: unknown[]) => {
+      const name = (config as { name?: string }).name
+      if (name === 'weave_chain_audit') calls.push(name)
+      return (query as (...args: unknown[]) => unknown)(config, ...rest)
+    }) as typeof pool.query
+    try {
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          withTenant(t.app, tenant, (tx) =>
+            appendAuditAtCommit(tx, {
+              actor: `w${i}`,
+              action: 'test.together',
+              target: { kind: 'run', id: `r${i}` },
+            }),
+          ),
+        ),
+      )
+    } finally {
+      pool.query = query
+    }
+    // Every request made while a call is in flight shares the one call after it.
+    expect(calls.length).toBeLessThan(12)
+    const chain = await chainOf(tenant)
+    expect(chain).toHaveLength(12)
+    expectVerifiableChain(chain)
+  })
+
+  it('refuses a chain call for a tenant other than the transaction’s own', async () => {
+    const error = await pgErrorOf(
+      withTenant(t.app, randomTenant(), (tx) =>
+        tx.db.execute(sql`select weave_chain_audit(${randomTenant()})`),
+      ),
+    )
+    expect(error.code).toBe('42501')
   })
 
   it('lets the app role neither change nor remove a pending event', async () => {

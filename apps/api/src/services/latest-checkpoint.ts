@@ -28,12 +28,10 @@ export function decodeLatestCheckpoint(
   run: { id: string; graphName: string },
   stored: string | null,
 ): Promise<LoadedCheckpoint | null> {
+  // None stored: what the kernel's read would answer, without building its not-found error.
+  if (stored === null) return Promise.resolve(null)
   const ns = checkpointNsHead(store) + run.graphName
-  return readCheckpoint(
-    new ReadAheadStore(store, ns, run.id, stored ?? undefined),
-    run.graphName,
-    run.id,
-  )
+  return readCheckpoint(new ReadAheadStore(store, ns, run.id, stored), run.graphName, run.id)
 }
 
 /**
@@ -45,7 +43,7 @@ class ReadAheadStore implements Store {
     private readonly store: PgStore,
     private readonly ns: string,
     private readonly key: string,
-    private readonly value: string | undefined,
+    private readonly value: string,
   ) {}
 
   get(ns: string, key: string): Promise<string | undefined> {

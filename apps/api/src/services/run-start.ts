@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { hashJson, startRun, type StartedRun } from '@weave/db'
+import { chainPendingAudit, hashJson, startRun, type StartedRun } from '@weave/db'
 import { validateRunInput } from '@weave/spec'
 import type { Principal } from '../auth/principal.js'
 import { ConflictError } from '../http/app-errors.js'
@@ -95,10 +95,14 @@ export function createRunStart(
       },
     )
     const { run, created, position } = started
-    // A run waiting in its concurrency key's line gets its job when it is admitted.
-    if (run.status === 'queued' && !run.held) {
-      await enqueueOrDefer(deps, 'run', { runId: run.id, tenant }, options.context)
-    }
+    // A run waiting in its concurrency key's line gets its job when it is admitted. The start's
+    // audit event, committed pending, is chained meanwhile.
+    await Promise.all([
+      run.status === 'queued' && !run.held
+        ? enqueueOrDefer(deps, 'run', { runId: run.id, tenant }, options.context)
+        : undefined,
+      created ? chainPendingAudit(deps.database.pool, tenant) : undefined,
+    ])
     return {
       run: created ? toRunView(run, {}, [], position) : await get(tenant, run.id),
       created,

@@ -3,7 +3,7 @@ import { appendAuditAtCommit, type AuditContext } from '../audit.js'
 import { type Database, type TenantTx, withTenant } from '../client.js'
 import { ApprovalLinkError, DecisionConflictError } from '../errors.js'
 import { type JobSink, type ResumeJob } from '../jobs.js'
-import { appendRunEvent, appendRunEventAndAudit } from '../run-events.js'
+import { appendRunEvent } from '../run-events.js'
 import type { Approvers, Decision } from '../schema/approvals.js'
 import { consumeApprovalToken, findApprovalToken } from './approval-links.js'
 import {
@@ -19,6 +19,7 @@ import {
   decideApproval,
   type DecideApprovalInput,
   type DecideApprovalResult,
+  type DecisionOnRecord,
 } from './decide-approval.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
 
@@ -165,33 +166,12 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
   async function recordDecision(
     tx: TenantTx,
     input: DecideApprovalInput,
-    audit: { action: string; context: AuditContext; details?: Record<string, Json> },
+    onRecord: DecisionOnRecord,
   ): Promise<DecideApprovalResult & { resumes: boolean }> {
-    const result = await decideApproval(tx, input)
+    // Its run event and audit event go in the statement that inserts it.
+    const result = await decideApproval(tx, input, onRecord)
     const settles = result.didSettle || (result.replayed && result.settled !== null)
     const resumes = settles && !(await hasPendingSibling(tx, result.approval))
-    if (result.replayed) return { ...result, resumes }
-    const { approval } = result
-    const data = {
-      approvalId: approval.id,
-      step: approval.step,
-      // A decision leaves the approval pending (short of its quorum), approved or rejected.
-      status:
-        approval.status === 'approved' || approval.status === 'rejected'
-          ? approval.status
-          : ('pending' as const),
-      by: input.subject,
-      decision: input.decision,
-      comment: input.comment ?? null,
-    }
-    // The decision on the run's record and in the audit log, in one statement.
-    await appendRunEventAndAudit(tx, approval.runId, 'approval.decided', data, {
-      actor: input.subject,
-      action: audit.action,
-      target: { kind: 'approval', id: approval.id },
-      context: audit.context,
-      details: { ...data, runId: approval.runId, ...audit.details },
-    })
     return { ...result, resumes }
   }
 
@@ -242,11 +222,15 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
 
     async decide(tenant, request) {
       const { context, ...input } = request
-      const { resumes, ...result } = await withTenant(database, tenant, (tx) =>
-        recordDecision(tx, input, { action: 'approval.decided', context }),
-      )
-      if (resumes) await enqueueResume(tenant, result.approval)
-      return result
+      return withTenant(database, tenant, async (tx) => {
+        const { resumes, ...recorded } = await recordDecision(tx, input, {
+          action: 'approval.decided',
+          context,
+        })
+        // Enqueued as soon as the decision commits, while its audit event is chained.
+        if (resumes) tx.afterCommit(() => enqueueResume(tenant, recorded.approval))
+        return recorded
+      })
     },
 
     async decideByLink(request) {
@@ -266,9 +250,9 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           'the decision names material other than the link was made for',
         )
       }
-      const { resumes, ...result } = await withTenant(database, found.tenantId, async (tx) => {
+      return withTenant(database, found.tenantId, async (tx) => {
         await consumeApprovalToken(tx, found.id)
-        return recordDecision(
+        const { resumes, ...recorded } = await recordDecision(
           tx,
           {
             approvalId: found.approvalId,
@@ -287,9 +271,11 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
             details: { tokenId: found.id },
           },
         )
+        if (resumes && recorded.didSettle) {
+          tx.afterCommit(() => enqueueResume(found.tenantId, recorded.approval))
+        }
+        return recorded
       })
-      if (resumes && result.didSettle) await enqueueResume(found.tenantId, result.approval)
-      return result
     },
 
     async expire(tenant, approvalId) {
@@ -310,11 +296,13 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           target: { kind: 'approval', id: approvalId },
           details: { runId: row.runId, step: row.step },
         })
-        return { approval: { ...row, decisions: [] }, resumes: !(await hasPendingSibling(tx, row)) }
+        const approval = { ...row, decisions: [] }
+        if (!(await hasPendingSibling(tx, row)))
+          tx.afterCommit(() => enqueueResume(tenant, approval))
+        return approval
       })
       if (!expired) return { expired: false }
-      if (expired.resumes) await enqueueResume(tenant, expired.approval)
-      return { expired: true, runId: expired.approval.runId }
+      return { expired: true, runId: expired.runId }
     },
 
     cancelPending: cancelRunApprovals,

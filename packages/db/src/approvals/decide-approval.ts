@@ -1,6 +1,8 @@
 import type { Json } from '@weave/kernel'
 import { toPointer, validateAgainstSchema } from '@weave/spec'
 import { sql } from 'drizzle-orm'
+import { type AuditContext, type AuditInput, pendingAuditInsert } from '../audit.js'
+import { chainAuditAfterCommit } from '../audit-pending-chain.js'
 import type { TenantTx } from '../client.js'
 import {
   DecisionConflictError,
@@ -9,6 +11,7 @@ import {
   IdempotencyConflictError,
   NotFoundError,
 } from '../errors.js'
+import { type RunEventData, runEventAppendCall } from '../run-events.js'
 import type { Decision } from '../schema/approvals.js'
 import { tableRow } from '../table-row.js'
 import { isUuid } from '../uuid.js'
@@ -37,6 +40,16 @@ export interface DecideApprovalInput {
   /** A retried request with this key and the same `requestHash` answers as the first did. */
   idempotencyKey?: string | null
   requestHash?: string | null
+}
+
+/**
+ * How a decision goes on the record: its `approval.decided` run event and its audit event (by the
+ * deciding subject, on the approval, with `details` added to the event's data and run id).
+ */
+export interface DecisionOnRecord {
+  action: string
+  context: AuditContext
+  details?: Record<string, Json>
 }
 
 /** A recorded (or replayed) decision; `settled` is set when the approval is settled now. */
@@ -70,6 +83,7 @@ export interface DecideApprovalResult {
 export async function decideApproval(
   tx: TenantTx,
   input: DecideApprovalInput,
+  onRecord?: DecisionOnRecord,
 ): Promise<DecideApprovalResult> {
   const { approvalId, subject } = input
   // The run's row, then the approval, locked; the earlier decisions read after both locks.
@@ -133,6 +147,7 @@ export async function decideApproval(
     idempotencyKey: key,
     requestHash: key === null ? null : (input.requestHash ?? null),
     settleAs: status,
+    record: onRecord ? recordOf(approval, input, status, onRecord) : null,
   })
   const decisions = inDecisionOrder([...earlier, recorded])
   if (status === null) {
@@ -191,10 +206,47 @@ export function decisionInputProblems(
   return problems
 }
 
+/** A decision's run event and audit event, as {@link insertDecision} appends them. */
+interface DecisionRecordWrites {
+  runId: string
+  event: RunEventData<'approval.decided'>
+  audit: AuditInput
+}
+
+function recordOf(
+  approval: Pick<ApprovalRow, 'id' | 'runId' | 'step'>,
+  input: DecideApprovalInput,
+  settleAs: 'approved' | 'rejected' | null,
+  onRecord: DecisionOnRecord,
+): DecisionRecordWrites {
+  const event = {
+    approvalId: approval.id,
+    step: approval.step,
+    // A decision leaves the approval pending (short of its quorum), approved or rejected.
+    status: settleAs ?? ('pending' as const),
+    by: input.subject,
+    decision: input.decision,
+    comment: input.comment ?? null,
+  }
+  return {
+    runId: approval.runId,
+    event,
+    audit: {
+      actor: input.subject,
+      action: onRecord.action,
+      target: { kind: 'approval', id: approval.id },
+      context: onRecord.context,
+      details: { ...event, runId: approval.runId, ...onRecord.details },
+    },
+  }
+}
+
 /**
  * Inserts the decision and, when it settles the approval (`settleAs`), moves the approval from
  * pending to that status, in one statement: the compare-and-set's row is null when the approval
- * was no longer pending (or `settleAs` is null). Both writes roll back with the transaction.
+ * was no longer pending (or `settleAs` is null). With `record`, the same statement appends the
+ * decision's run event and its pending audit event (chained after the commit). Every write rolls
+ * back with the transaction.
  */
 async function insertDecision(
   tx: TenantTx,
@@ -207,9 +259,16 @@ async function insertDecision(
     idempotencyKey: string | null
     requestHash: string | null
     settleAs: 'approved' | 'rejected' | null
+    record: DecisionRecordWrites | null
   },
 ): Promise<{ recorded: ApprovalDecisionRow; settledRow: ApprovalRow | null }> {
   const input = d.input === null ? null : JSON.stringify(d.input)
+  const { record } = d
+  // The audit row's insert modifies data, so it runs unread; the event's call is read below.
+  const onRecord = record
+    ? sql`, audit as (${pendingAuditInsert(tx.tenant, record.audit).insert} returning 1),
+        event as (select e.seq from ${runEventAppendCall(tx, record.runId, 'approval.decided', record.event)} e)`
+    : sql``
   const { rows } = await tx.db.execute<{ decision: Record<string, unknown>; settled: unknown }>(
     sql`with decision as (
         insert into approval_decisions (tenant_id, approval_id, subject, decision, comment, input,
@@ -222,10 +281,12 @@ async function insertDecision(
         where tenant_id = ${tx.tenant} and id = ${d.approvalId}::uuid and status = 'pending'
           and ${d.settleAs}::text is not null
         returning *
-      )
+      )${onRecord}
       select (select row_to_json(x) from decision x) as decision,
-        (select row_to_json(x) from settled x) as settled`,
+        (select row_to_json(x) from settled x) as settled
+        ${record ? sql`, (select seq from event) as event_seq` : sql``}`,
   )
+  if (record) chainAuditAfterCommit(tx)
   const row = rows[0]!
   return {
     recorded: tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, row.decision),

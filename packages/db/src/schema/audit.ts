@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { bigint, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { timestamptz } from './columns.js'
 import { tenantIsolation } from './roles.js'
@@ -32,10 +33,11 @@ export const auditEvents = pgTable(
 )
 
 /**
- * Audit events waiting for their transaction's commit to be chained. A row lives only inside the
- * transaction that inserted it: a deferred trigger (migration `audit-pending`) takes the tenant's
- * chain lock at COMMIT, appends the event to `audit_events` with the next seq and the head's hash,
- * and deletes the row, so the lock is held for the commit alone, never across a client round trip.
+ * Audit events committed with the change they record and not yet in the chain. The transaction
+ * inserts its events here without any lock; after its commit, `weave_chain_audit` (migration
+ * `audit-chain-after-commit`) takes the tenant's chain lock and moves every pending event of the
+ * tenant into `audit_events` in `position` order, one transaction for many events, so the lock
+ * is never held across the commit of the change itself.
  */
 export const auditPending = pgTable(
   'audit_pending',
@@ -54,6 +56,12 @@ export const auditPending = pgTable(
     body: text('body').notNull(),
     seqMarker: text('seq_marker').notNull(),
     prevMarker: text('prev_marker').notNull(),
+    /** The transaction that appended the event: its events are chained one after the other. */
+    xact: bigint('xact', { mode: 'number' })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
+    /** The order events are appended in, which the chain keeps. */
+    position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
   },
-  () => [tenantIsolation()],
+  (t) => [index('audit_pending_tenant_position').on(t.tenantId, t.position), tenantIsolation()],
 )
