@@ -1,4 +1,5 @@
 export * from './approvals/approval-queries.js'
+export { readApproval } from './approvals/approval-for-decision.js'
 export * from './approvals/approval-lifecycle.js'
 export * from './approvals/approval-links.js'
 export * from './approvals/approver-rule.js'

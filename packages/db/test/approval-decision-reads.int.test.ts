@@ -7,6 +7,7 @@ import {
   createApprovalLifecycle,
   decideApproval,
   getApproval,
+  readApproval,
   withTenant,
 } from '@weave/db'
 import {
@@ -174,5 +175,47 @@ describe('a decision', () => {
       holder.release()
       probe.release()
     }
+  })
+})
+
+describe('readApproval', () => {
+  it('reads an approval with its decisions as getApproval does, in one statement, leaving no tenant on the connection', async () => {
+    const tenant = randomTenant()
+    const { approvalId } = await open(tenant, { required: 3, details: { n: 2 } })
+    for (const [i, subject] of ['carol', 'alice'].entries()) {
+      await withTenant(t.app, tenant, (tx) =>
+        decideApproval(tx, {
+          approvalId,
+          subject,
+          subjectScopes: [],
+          decision: 'approve',
+          comment: `by ${subject}`,
+          input: i === 0 ? { nested: [1, { deep: 'yes' }] } : null,
+        }),
+      )
+    }
+    const stored = await withTenant(t.app, tenant, (tx) => getApproval(tx, approvalId))
+    const query = vi.spyOn(pg.Client.prototype, 'query')
+    let read: Awaited<ReturnType<typeof readApproval>>
+    try {
+      read = await readApproval(t.app, tenant, approvalId)
+      expect(query.mock.calls).toHaveLength(1)
+    } finally {
+      query.mockRestore()
+    }
+    expect(stored!.decisions.map((d) => d.subject)).toEqual(['carol', 'alice'])
+    expect(read).toEqual(stored)
+    const { rows } = await t.app.pool.query<{ tenant: string | null }>(
+      "select current_setting('weave.tenant', true) as tenant",
+    )
+    expect(rows[0]!.tenant ?? '').toBe('')
+  })
+
+  it('reads nothing of another tenant, and nothing for an id that is not a UUID', async () => {
+    const tenant = randomTenant()
+    const { approvalId } = await open(tenant)
+    expect(await readApproval(t.app, randomTenant(), approvalId)).toBeNull()
+    expect(await readApproval(t.app, tenant, 'not-a-uuid')).toBeNull()
+    expect(await readApproval(t.app, tenant, approvalId)).not.toBeNull()
   })
 })

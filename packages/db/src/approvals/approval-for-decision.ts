@@ -1,8 +1,9 @@
 import { getTableColumns, sql } from 'drizzle-orm'
-import type { TenantTx } from '../client.js'
+import type { Database, TenantTx } from '../client.js'
 import { approvalDecisions, approvals } from '../schema/approvals.js'
 import { tableRow } from '../table-row.js'
-import type { ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
+import { isUuid } from '../uuid.js'
+import type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 
 /** A locked approval as a decision reads it before checking anything. */
 export interface ApprovalForDecision {
@@ -40,6 +41,41 @@ export async function lockApprovalForDecision(
     isPastExpiry: (row.is_past_expiry as boolean | null) ?? null,
     runCreatedBy: row.run_created_by as string,
     earlier: (row.decisions as Array<Record<string, unknown>>).map((d) =>
+      tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, d),
+    ),
+  }
+}
+
+// Named, so each pooled connection parses and plans it once; its own implicit transaction.
+const APPROVAL_READ = {
+  name: 'weave_read_approval',
+  text: 'select (r.approval).*, r.decisions from weave_read_approval($1, $2) r',
+}
+
+/**
+ * The tenant's approval `approvalId` with its decisions, oldest first (at, id), as `getApproval`
+ * reads it, in one statement outside any transaction (weave_read_approval, migration 0038): what
+ * a resumed approval step reads. Null when the tenant has no such approval, also for an id that
+ * is not a UUID.
+ */
+export async function readApproval(
+  database: Pick<Database, 'pool'>,
+  tenant: string,
+  approvalId: string,
+): Promise<Approval | null> {
+  if (typeof tenant !== 'string' || tenant.length === 0) {
+    throw new TypeError('tenant must be a non-empty string')
+  }
+  if (!isUuid(approvalId)) return null
+  const { rows } = await database.pool.query<Record<string, unknown>>({
+    ...APPROVAL_READ,
+    values: [tenant, approvalId],
+  })
+  const row = rows[0]
+  if (!row) return null
+  return {
+    ...tableRow<ApprovalRow>(APPROVAL_COLUMNS, row),
+    decisions: (row.decisions as Array<Record<string, unknown>>).map((d) =>
       tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, d),
     ),
   }

@@ -9,11 +9,11 @@ import { consumeApprovalToken, findApprovalToken } from './approval-links.js'
 import {
   cancelRunApprovals,
   expireApproval,
-  getApproval,
   getCallApproval,
   hasPendingSibling,
   openApproval,
 } from './approval-queries.js'
+import { readApproval } from './approval-for-decision.js'
 import type { Approval, ApprovalRow } from './approval-rows.js'
 import {
   decideApproval,
@@ -310,7 +310,8 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
     resume: enqueueResume,
 
     async settledDecision(tenant, query) {
-      const approval = await withTenant(database, tenant, (tx) => getApproval(tx, query.approvalId))
+      // One statement: this read is on the path from a decision to its run's completion.
+      const approval = await readApproval(database, tenant, query.approvalId)
       if (
         !approval ||
         approval.runId !== query.runId ||
