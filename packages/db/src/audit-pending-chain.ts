@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { reportAuditChainError } from './audit-chain-errors.js'
 import type { TenantTx } from './client.js'
 import { TENANT_SETTING } from './schema/roles.js'
 
@@ -20,21 +21,12 @@ const CHAIN_AUDIT = {
     'select weave_chain_audit($1) as chained from tenant',
 }
 
-/** Receives a failed chain call; the events stay pending for the next call or the reconciler. */
-export type AuditChainErrorHandler = (err: Error, tenant: string) => void
-
 interface TenantChain {
   running: Promise<void> | null
   queued: Promise<void> | null
 }
 
 const chainsByPool = new WeakMap<pg.Pool, Map<string, TenantChain>>()
-const errorHandlers = new WeakMap<pg.Pool, AuditChainErrorHandler>()
-
-/** Where a pool's failed chain calls are reported (createDb's `onAuditChainError`). */
-export function onAuditChainError(pool: pg.Pool, handler: AuditChainErrorHandler): void {
-  errorHandlers.set(pool, handler)
-}
 
 /**
  * Chains the tenant's pending audit events, those committed before this call included. Never
@@ -77,7 +69,7 @@ async function chainOnce(pool: pg.Pool, tenant: string): Promise<void> {
   try {
     await pool.query({ ...CHAIN_AUDIT, values: [tenant] })
   } catch (err) {
-    errorHandlers.get(pool)?.(err instanceof Error ? err : new Error(String(err)), tenant)
+    reportAuditChainError(pool, err, tenant)
   }
 }
 

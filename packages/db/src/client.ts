@@ -1,6 +1,6 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import pg from 'pg'
-import { type AuditChainErrorHandler, onAuditChainError } from './audit-pending-chain.js'
+import { type AuditChainErrorHandler, onAuditChainError } from './audit-chain-errors.js'
 import * as schema from './schema/index.js'
 import { APP_ROLE, TENANT_SETTING, TRACE_PARENT_SETTING } from './schema/roles.js'
 import { activeTraceParent } from './trace-parent.js'

@@ -11,11 +11,8 @@ export * from './audit-export.js'
 export * from './audit-signing.js'
 export * from './audit-verify.js'
 export * from './audit.js'
-export {
-  type AuditChainErrorHandler,
-  chainAllPendingAudit,
-  chainPendingAudit,
-} from './audit-pending-chain.js'
+export { chainAllPendingAudit, chainPendingAudit } from './audit-pending-chain.js'
+export type { AuditChainErrorHandler } from './audit-chain-errors.js'
 export * from './client.js'
 export { DEFAULT_LIMIT, MAX_LIMIT, pageSize } from './cursor.js'
 export * from './errors.js'
