@@ -297,8 +297,10 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
           details: { runId: row.runId, step: row.step },
         })
         const approval = { ...row, decisions: [] }
-        if (!(await hasPendingSibling(tx, row)))
+        // Resumed once the expiry commits, unless another approval of the turn is still pending.
+        if (!(await hasPendingSibling(tx, row))) {
           tx.afterCommit(() => enqueueResume(tenant, approval))
+        }
         return approval
       })
       if (!expired) return { expired: false }
