@@ -88,8 +88,12 @@ describe('faults across processes, against a private Postgres and Redis', privat
     })
     onTestFinished(async () => {
       // A test that failed mid-outage left the cluster down; its database is dropped through it.
-      await postgres.start()
-      await weave.stop()
+      // The processes stop even when the cluster cannot start again.
+      try {
+        await postgres.start()
+      } finally {
+        await weave.stop()
+      }
     })
     return { server, weave }
   }

@@ -2,7 +2,7 @@ import { execFile, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
 import pg from 'pg'
-import { freePort } from './private-redis.js'
+import { restartablePort } from './restartable-port.js'
 
 const run = promisify(execFile)
 
@@ -50,7 +50,7 @@ export async function startPrivatePostgres(o: PrivatePostgresOptions): Promise<P
   const version = o.version ?? '15'
   // pg_createcluster accepts letters, digits, '-' and '_' in a name.
   const name = `${o.stem.replace(/[^A-Za-z0-9_-]/g, '_')}-${randomBytes(4).toString('hex')}`
-  const port = await freePort()
+  const port = await restartablePort()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   // A vitest worker that dies between creation and remove() must not leave a server running.
   const dropOnExit = () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
+import { restartablePort } from './restartable-port.js'
 
 /** A throwaway `redis-server` of one test file, safe to FLUSHALL. */
 export interface PrivateRedis {
@@ -29,11 +30,11 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `redis-server` on a free port without persistence (nothing survives a restart or a
+ * Starts `redis-server` on a free port (kept free while it is down: see restartablePort) without persistence (nothing survives a restart or a
  * FLUSHALL), and waits until it answers PING.
  */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort()
+  const port = await restartablePort()
   const url = `redis://127.0.0.1:${port}`
   const client = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 })
   client.on('error', () => undefined)
