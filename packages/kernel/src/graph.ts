@@ -17,7 +17,7 @@ import {
 import { inheritedBudget, type Budget, type InternalRunOptions } from './internal.js'
 import type { State } from './json.js'
 import { copyState, deepFreeze } from './json-copy.js'
-import { freezeMergeConfig, merge, type MergeConfig } from './merge.js'
+import { freezeMergeConfig, mergeSettled, type MergeConfig } from './merge.js'
 import { END, routerEdges, type Edge, type Router } from './routers.js'
 import {
   runLoop,
@@ -296,7 +296,7 @@ export class Graph {
 
     const delta: State = { ...resumeInput }
     for (const key of CONTROL_KEYS) delete delta[key]
-    const merged = merge(cp.state, delta, this.#options.merge)
+    const merged = mergeSettled(cp.state, delta, this.#options.merge)
     if (cp.status === 'failed') {
       delete merged.__error
       delete merged.__failed_step

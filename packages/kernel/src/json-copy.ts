@@ -57,7 +57,8 @@ function copyValue(
     case 'boolean':
       return value
     case 'number':
-      return Number.isFinite(value) ? value : null
+      // JSON writes -0 as 0 and has no form for NaN or ±Infinity.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
     case 'undefined':
       return undefined
     case 'bigint':
@@ -71,6 +72,10 @@ function copyValue(
     const replaced = (obj.toJSON as (k: string) => unknown)(String(key))
     return copyValue(replaced, freeze, depth, key, ancestors)
   }
+  // JSON writes a boxed primitive (`new String("a")`) as the primitive it holds.
+  if (value instanceof Number) return copyValue(Number(value), freeze, depth, key, ancestors)
+  if (value instanceof String) return String(value)
+  if (value instanceof Boolean) return value.valueOf()
   // Below CYCLE_CHECK_DEPTH no ancestor list is kept (the hot path); past it, every ancestor is.
   let path = ancestors
   if (depth >= CYCLE_CHECK_DEPTH) {

@@ -1,6 +1,6 @@
 import { FrozenMergeConfigError } from './errors.js'
 import type { Delta, Json, State } from './json.js'
-import { setOwn } from './json-copy.js'
+import { copyJson, deepFreeze, setOwn } from './json-copy.js'
 
 /** Combines a key's existing value with a step's incoming value. */
 export type MergePolicy = (existing: Json | undefined, incoming: Json) => Json
@@ -85,4 +85,35 @@ export function merge(state: Readonly<State>, delta: Delta, config?: MergeConfig
     setOwn(out, key, config.policyFor(key)(existing, incoming))
   }
   return out
+}
+
+/**
+ * `merge` as a run applies it: every merged value deeply frozen and JSON, so a later step sees
+ * what a resumed run would. The returned object itself is not frozen, for the caller to finish.
+ * @throws what a policy throws; TypeError when a policy returns a value with no JSON form
+ */
+export function mergeSettled(state: Readonly<State>, delta: Delta, config?: MergeConfig): State {
+  const next = merge(state, delta, config)
+  // Without policies every merged value is the delta's own, frozen when it was copied.
+  if (config && delta)
+    for (const key of Object.keys(delta)) settle(next, key, config.policyFor(key))
+  return next
+}
+
+const BUILT_IN_POLICIES: ReadonlySet<MergePolicy> = new Set([overwrite, append, sum, mergeObject])
+
+/**
+ * The built-in policies build a new container of values that are already frozen copies, so
+ * freezing it is enough. Another policy's result may share objects with what the policy keeps,
+ * hold a frozen object with unfrozen insides, or not be JSON: it is copied as JSON, like a delta.
+ */
+function settle(next: State, key: string, policy: MergePolicy): void {
+  if (!Object.hasOwn(next, key)) return
+  if (BUILT_IN_POLICIES.has(policy)) {
+    deepFreeze(next[key])
+    return
+  }
+  const copy = copyJson(next[key])
+  if (copy === undefined) delete next[key]
+  else setOwn(next, key, copy)
 }

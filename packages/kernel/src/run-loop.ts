@@ -16,7 +16,7 @@ import {
 import { contextBudget, type Budget, type RunStepContext } from './internal.js'
 import type { Json, State } from './json.js'
 import { copyJson, deepFreeze, isPlainObject, setOwn } from './json-copy.js'
-import { merge, type MergeConfig } from './merge.js'
+import { mergeSettled, type MergeConfig } from './merge.js'
 import { END, type Router } from './routers.js'
 import type { Store } from './store.js'
 
@@ -161,6 +161,8 @@ class Loop {
       try {
         const raw = await entry.step(this.state, ctx)
         ;({ delta, yieldPhase, yieldReason } = normaliseDelta(raw, s))
+        // A merge policy that throws or returns no JSON fails the step as if it had thrown.
+        this.state = mergeFrozen(this.state, delta, g.merge, inv.budget)
       } catch (err) {
         this.state = deepFreeze({
           ...withBudget(this.state, inv.budget),
@@ -174,8 +176,6 @@ class Loop {
         if (isBudgetError(err)) return this.stop('budget', s, err as Error)
         return this.stop('error', s, asError(err))
       }
-
-      this.state = mergeFrozen(this.state, delta, g.merge, inv.budget)
 
       if (g.after.length > 0) {
         try {
@@ -356,7 +356,8 @@ function withoutControlKeys(raw: Record<string, unknown>): Record<string, unknow
 
 /**
  * Merges a frozen delta into the state and freezes the result. Only the merged keys can hold
- * unfrozen values (a policy's new array); everything else is already deeply frozen.
+ * unfrozen values; everything else is already deeply frozen.
+ * @throws what a merge policy throws; TypeError when a policy returns a value with no JSON form
  */
 function mergeFrozen(
   state: State,
@@ -364,9 +365,7 @@ function mergeFrozen(
   config: MergeConfig | undefined,
   budget: Budget | null,
 ): State {
-  const next = merge(state, delta, config)
-  // Without policies every merged value is the delta's own, frozen when it was copied.
-  if (config) for (const key of Object.keys(delta)) deepFreeze(next[key])
+  const next = mergeSettled(state, delta, config)
   if (budget) setOwn(next, BUDGET_KEY, budget.remaining)
   return Object.freeze(next)
 }

@@ -164,6 +164,35 @@ describe('JSON copies of inputs and deltas', () => {
   })
 })
 
+describe('values JSON writes differently from how they look', () => {
+  const sameAsJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown
+
+  it('turns -0 into 0 in the input and in a delta, as a resumed run would see it', async () => {
+    let seen: State | undefined
+    const g = new Graph('g', 'a')
+      .addStep('a', () => ({ x: -0, list: [-0] }), always('b'))
+      .addStep('b', (s) => ((seen = s), {}))
+    await g.run({ y: -0 })
+    expect(Object.is(seen!.x, 0)).toBe(true)
+    expect(Object.is((seen!.list as number[])[0], 0)).toBe(true)
+    expect(Object.is(seen!.y, 0)).toBe(true)
+  })
+
+  it('turns boxed primitives into the primitives they hold', async () => {
+    const boxed = {
+      s: new String('ab'),
+      n: new Number(5),
+      inf: new Number(Infinity),
+      b: new Boolean(false),
+      list: [new String('x')],
+    }
+    const g = new Graph('g', 'a').addStep('a', () => boxed as unknown as State)
+    const r = await g.run({ i: new String('xy') } as unknown as State)
+    expect(r.state).toEqual({ i: 'xy', ...(sameAsJson(boxed) as State) })
+    expect(r.state).toEqual({ i: 'xy', s: 'ab', n: 5, inf: null, b: false, list: ['x'] })
+  })
+})
+
 describe('non-JSON values', () => {
   const cyclic = () => {
     const o: Record<string, unknown> = {}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  MemStore,
   FrozenMergeConfigError,
   Graph,
   MergeConfig,
@@ -217,5 +218,61 @@ describe('merge configs in a graph', () => {
       .addStep('b', () => ({ messages: ['b'] }), end())
     const r = await g.run({ messages: ['in'] })
     expect(r.state).toEqual({ messages: ['b'] })
+  })
+
+  it('fails the step, and resolves a result, when a policy throws', async () => {
+    const store = new MemStore()
+    const policies = new MergeConfig().register('x', () => {
+      throw new Error('policy refused')
+    })
+    const g = new Graph('g', 'a', { merge: policies }).addStep('a', () => ({ x: 1 }), end())
+    const r = await g.run({ keep: true }, { store })
+    expect(r).toMatchObject({ stopReason: 'error', lastStep: 'a', steps: 1 })
+    expect(r.error?.message).toBe('policy refused')
+    expect(r.state).toEqual({ keep: true, __error: 'policy refused', __failed_step: 'a' })
+    expect((await g.history(r.runId, { store })).length).toBe(0)
+  })
+
+  it('fails the step when a policy returns a value with no JSON form', async () => {
+    const policies = new MergeConfig().register('x', () => (() => 1) as unknown as Json)
+    const g = new Graph('g', 'a', { merge: policies }).addStep('a', () => ({ x: 1 }), end())
+    const r = await g.run({})
+    expect(r.stopReason).toBe('error')
+    expect(r.error).toBeInstanceOf(TypeError)
+  })
+
+  it("hands out a policy's result deeply frozen and copied, as a resumed run would see it", async () => {
+    const kept = { inner: { b: 1 } }
+    const policies = new MergeConfig().register('x', () => Object.freeze(kept))
+    let seen: State | undefined
+    const g = new Graph('g', 'a', { merge: policies })
+      .addStep('a', () => ({ x: 1, when: 0 }), always('b'))
+      .addStep('b', (s) => {
+        seen = s
+        const x = s.x as { inner: { b: number } }
+        x.inner.b = 99
+        return {}
+      })
+    const r = await g.run({})
+    expect(r.stopReason).toBe('error')
+    expect(r.error).toBeInstanceOf(TypeError)
+    expect(seen!.x).toEqual({ inner: { b: 1 } })
+    kept.inner.b = 2
+    expect(seen!.x).toEqual({ inner: { b: 1 } })
+  })
+
+  it("copies a policy's result on resume too", async () => {
+    const store = new MemStore()
+    const kept = { inner: { b: 1 } }
+    const policies = new MergeConfig().register('x', () => Object.freeze(kept))
+    let seen: State | undefined
+    const g = new Graph('g', 'a', { merge: policies }).addStep('a', (s) => {
+      seen = s
+      return s.x ? {} : { __yield: true }
+    })
+    const r = await g.run({}, { store })
+    await g.resume(r.runId, { x: 1 }, { store })
+    expect(Object.isFrozen((seen!.x as { inner: object }).inner)).toBe(true)
+    expect((seen!.x as { inner: object }).inner).not.toBe(kept.inner)
   })
 })
