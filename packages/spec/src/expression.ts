@@ -51,6 +51,10 @@ interface JsonataFailure {
 }
 
 function describe(err: unknown): string {
+  // The parser recurses per nesting level: past the stack's depth V8 names its own limit.
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    return 'the expression nests too deeply'
+  }
   if (typeof err === 'object' && err !== null) {
     const { message, position } = err as JsonataFailure
     if (typeof message === 'string') {

@@ -74,6 +74,16 @@ const DRAFT_2020_12 = new Set([
  * (backreferences, lookaround) is one such reason.
  */
 export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
+  try {
+    return schemaProblems(schema)
+  } catch (err) {
+    // Every step here walks the schema recursively: one nested past the stack's depth is refused.
+    if (err instanceof RangeError) return [{ path: '', message: compileFailure(err) }]
+    throw err
+  }
+}
+
+function schemaProblems(schema: unknown): SpecProblem[] {
   if (typeof schema === 'boolean') return []
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
     return [{ path: '', message: 'a JSON Schema is an object or a boolean' }]
@@ -92,7 +102,7 @@ export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
   try {
     valid = instance.validateSchema(schema)
   } catch (err) {
-    return [{ path: '', message: (err as Error).message }]
+    return [{ path: '', message: compileFailure(err) }]
   }
   if (!valid) {
     // The meta-schema reports one failure several ways (enum, type, anyOf); the first is enough.
@@ -104,12 +114,40 @@ export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
   }
   const unsupported = unsupportedPatternProblems(schema)
   if (unsupported.length > 0) return unsupported
+  let validate: AjvValidate
   try {
-    compileDetached(schema)
-    return []
+    validate = compileDetached(schema)
   } catch (err) {
-    return [{ path: '', message: (err as Error).message }]
+    return [{ path: '', message: compileFailure(err) }]
   }
+  // A $ref or $dynamicRef that checks the same value again ({"$ref": "#"}) compiles, then
+  // recurses without end on every value: refused here rather than failing every later check.
+  for (const sample of SAMPLE_VALUES) {
+    if (checkSafely(validate, sample) === ENDLESS) return [{ path: '', message: ENDLESS_MESSAGE }]
+  }
+  return []
+}
+
+const SAMPLE_VALUES: readonly unknown[] = [null, true, 0, '', [], {}]
+const ENDLESS = Symbol('endless')
+const ENDLESS_MESSAGE =
+  'the schema refers to itself without end (a $ref or $dynamicRef that checks the same value again)'
+
+/** Runs a validator, answering ENDLESS when it recursed until the stack ran out. */
+function checkSafely(validate: AjvValidate, value: unknown): unknown {
+  try {
+    return validate(value)
+  } catch (err) {
+    if (err instanceof RangeError) return ENDLESS
+    throw err
+  }
+}
+
+// A schema nested past the stack's depth fails to compile with the engine's own words.
+function compileFailure(err: unknown): string {
+  return err instanceof RangeError
+    ? 'the schema nests or refers to itself too deeply to compile'
+    : (err as Error).message
 }
 
 const validators = new WeakMap<object, AjvValidate>()
@@ -145,8 +183,10 @@ export function validateAgainstSchema(schema: Json, value: unknown): SpecProblem
     throw new TypeError('a JSON Schema is an object or a boolean')
   }
   const validate = validatorFor(schema)
-  const result: unknown = validate(value)
+  const result = checkSafely(validate, value)
   if (result === true) return []
+  // Registration refuses such a schema; one stored before that rule still refuses every value.
+  if (result === ENDLESS) return [{ path: '', message: ENDLESS_MESSAGE }]
   if (result !== false) {
     // Only an $async schema answers with a Promise; never count that as valid.
     if (result instanceof Promise) result.catch(() => undefined)
