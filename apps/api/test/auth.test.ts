@@ -90,6 +90,15 @@ describe('the JWT verifier with an HS256 secret', () => {
     expect(error.message).toBe('The token has expired.')
   })
 
+  it('refuses a token whose exp is past any time a Date can hold', async () => {
+    const token = await sign(claims(), secretKey, { alg: 'HS256' }, 9e12)
+    const error = await rejection(verifier.verify(token))
+    expect(error).toBeInstanceOf(UnauthorizedError)
+    expect(error.message).toContain('"exp"')
+    const farButValid = await sign(claims(), secretKey, { alg: 'HS256' }, 8e12)
+    await expect(verifier.verify(farButValid)).resolves.toMatchObject({ tenant: 'acme' })
+  })
+
   it('accepts a token that expired within the clock skew', async () => {
     const justExpired = Math.floor(Date.now() / 1000) - 10
     const token = await sign(claims(), secretKey, { alg: 'HS256' }, justExpired)
@@ -465,7 +474,7 @@ describe('the auth hooks', () => {
     )
   })
 
-  it('answers 401 for an Authorization header that is not a bearer token', async () => {
+  it('answers 401 without an error code for another scheme than Bearer (RFC 6750 §3)', async () => {
     const response = await appWithProbe().inject({
       method: 'POST',
       url: '/v1/probe',
@@ -473,8 +482,23 @@ describe('the auth hooks', () => {
       payload: { name: 'x' },
     })
     expect(response.statusCode).toBe(401)
-    expect(response.headers['www-authenticate']).toContain('error="invalid_request"')
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="weave"')
+    expect(response.json().detail).toContain('only bearer tokens')
   })
+
+  it.each(['Bearer', 'Bearer ', 'Bearer a b', 'bearer\t'])(
+    'answers 401 with invalid_request for a malformed bearer header %j',
+    async (authorization) => {
+      const response = await appWithProbe().inject({
+        method: 'POST',
+        url: '/v1/probe',
+        headers: { authorization },
+        payload: { name: 'x' },
+      })
+      expect(response.statusCode).toBe(401)
+      expect(response.headers['www-authenticate']).toContain('error="invalid_request"')
+    },
+  )
 
   it('answers 403 with insufficient_scope when the scope is missing', async () => {
     const response = await appWithProbe().inject({

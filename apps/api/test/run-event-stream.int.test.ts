@@ -200,6 +200,21 @@ describe('GET /v1/runs/{id}/events as an event stream', () => {
     resumed.close()
   })
 
+  it('ends at once, without failing, a stream opened by a token that expired within the skew', async () => {
+    const runId = await seedRun(['run.queued'])
+    const justExpired = await mintDevToken({
+      secret: SECRET,
+      tenant,
+      subject: 'reader',
+      scopes: ['runs:read'],
+      audience: 'weave',
+      expiresIn: '-5s',
+    })
+    const sse = await stream(runId, { authorization: `Bearer ${justExpired}` })
+    await sse.comment((text) => text === 'token expired', 10_000)
+    expect(await sse.next(10_000)).toBeNull()
+  })
+
   it('stops streaming when the client goes away', async () => {
     const runId = await seedRun(['run.queued'])
     const before = services.runEvents.size

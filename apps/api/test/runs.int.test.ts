@@ -90,6 +90,27 @@ describe('POST /v1/runs', () => {
     expect(nul.errors?.[0]?.path).toBe('/body/input')
   })
 
+  it('refuses a schema that recurses without end at registration, and a value it loops on with 400', async () => {
+    const endless = { ...PRICING_SPEC, input: { $ref: '#' } }
+    const refused = expectProblem(
+      await h.call({
+        method: 'POST',
+        url: '/v1/graphs',
+        token,
+        body: { name: 'loop', spec: endless },
+      }),
+      422,
+    )
+    expect(JSON.stringify(refused.errors)).toContain('refers to itself without end')
+    // Endless only for an object holding `a`, so registration's sample values pass it.
+    const loopsOnA = { if: { type: 'object', required: ['a'] }, then: { $ref: '#' } }
+    const graph = { name: 'loops-on-a', spec: { ...PRICING_SPEC, input: loopsOnA } }
+    expectJson(await h.call({ method: 'POST', url: '/v1/graphs', token, body: graph }), 201)
+    const problem = expectProblem(await start({ graph: 'loops-on-a', input: { a: 1 } }), 400)
+    expect(problem.errors?.[0]?.message).toContain('refers to itself without end')
+    expectJson(await start({ graph: 'loops-on-a', input: { b: 1 } }), 202)
+  })
+
   it('refuses input with a reserved __ key or an approval record key, naming the key', async () => {
     const count = async () =>
       expectJson(await h.call({ method: 'GET', url: '/v1/runs?limit=200', token }), 200, RunPage)

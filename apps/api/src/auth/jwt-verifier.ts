@@ -95,7 +95,14 @@ function principalFrom(payload: JWTPayload, tenantClaim: string): Principal {
   }
   const principal: Principal = { tenant: tenant.data, subject, scopes: scopesFrom(payload.scope) }
   if (typeof payload.jti === 'string') principal.tokenId = payload.jti
-  if (typeof payload.exp === 'number') principal.expiresAt = new Date(payload.exp * 1000)
+  if (typeof payload.exp === 'number') {
+    const expiresAt = new Date(payload.exp * 1000)
+    // Past year 275760 a Date is invalid: nothing that ends the token's use could be timed.
+    if (Number.isNaN(expiresAt.getTime())) {
+      throw new UnauthorizedError('The token\'s "exp" claim is past any time Weave can hold.')
+    }
+    principal.expiresAt = expiresAt
+  }
   return principal
 }
 

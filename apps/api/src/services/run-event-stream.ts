@@ -301,8 +301,10 @@ export function createRunEventStreams(deps: RunEventStreamDeps): RunEventStreams
         if (!isBlocked()) write(sseComment('token expired'))
         finish()
       }
-      if (endAt) expire()
+      // The retry line goes first: a token already past its end (within the clock skew
+      // verification allows) ends the stream at once, and nothing may be written after that.
       write(sseRetry(deps.retryMs ?? 2_000))
+      if (endAt) expire()
       wake()
       return stream
     },
