@@ -172,7 +172,7 @@ describe('reading graphs', () => {
     expect(graph.versions[0]).not.toHaveProperty('spec')
   })
 
-  it('gets one version with its spec as stored, and 404 for a missing one', async () => {
+  it('gets one version with its spec as stored, 404 for a missing one, 400 for a non-number', async () => {
     const version = expectJson(
       await h.call({ method: 'GET', url: '/v1/graphs/reader/versions/1', token }),
       200,
@@ -180,9 +180,14 @@ describe('reading graphs', () => {
     )
     expect(version).toMatchObject({ name: 'reader', version: 1, description: 'v1' })
     expect(version.spec).toEqual({ ...PRICING_SPEC, history: -1 })
-    for (const v of ['3', '0', 'x', '99999999999']) {
+    for (const v of ['3', '2147483648', '9999999999']) {
       const missing = await h.call({ method: 'GET', url: `/v1/graphs/reader/versions/${v}`, token })
       expectProblem(missing, 404, 'graph-version-not-found')
+    }
+    for (const v of ['0', 'x', '-1', '1.0', '01', '99999999999']) {
+      const invalid = await h.call({ method: 'GET', url: `/v1/graphs/reader/versions/${v}`, token })
+      const problem = expectProblem(invalid, 400, 'validation-failed')
+      expect(problem.errors).toEqual([{ path: '/params/version', message: expect.any(String) }])
     }
     expectProblem(
       await h.call({ method: 'GET', url: '/v1/graphs/nope', token }),

@@ -79,7 +79,7 @@ describe('POST /v1/webhooks', () => {
       400,
       'webhook-url-refused',
     )
-    expect(problem.errors?.[0]?.path).toBe('/url')
+    expect(problem.errors?.[0]?.path).toBe('/body/url')
     expect((await auditOf('webhook.created')).length).toBe(before)
   })
 

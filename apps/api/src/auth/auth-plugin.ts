@@ -112,6 +112,16 @@ function bearerToken(header: string | undefined): string {
   if (header === undefined || header.trim() === '') {
     throw new UnauthorizedError('A bearer token is required.', { challenge: 'missing-token' })
   }
+  // RFC 6750 §3: another scheme (Basic, …) is an unsupported method, not a malformed bearer
+  // request, so its challenge carries no error code.
+  if (!/^Bearer(?:[ \t]|$)/i.test(header)) {
+    throw new UnauthorizedError(
+      'Weave accepts only bearer tokens: "Authorization: Bearer <token>".',
+      {
+        challenge: 'missing-token',
+      },
+    )
+  }
   const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header)
   if (!match?.[1]) {
     throw new UnauthorizedError('The Authorization header must be "Bearer <token>".', {

@@ -105,7 +105,7 @@ const EXAMPLES: Record<ProblemName, Omit<ProblemExample, 'problem'>> = {
   'invalid-cursor': { detail: 'The cursor is not one this server issued.' },
   'webhook-url-refused': {
     detail: 'The webhook URL is refused: 10.0.0.7 is a private address.',
-    errors: [{ path: '/url', message: '10.0.0.7 is a private address' }],
+    errors: [{ path: '/body/url', message: '10.0.0.7 is a private address' }],
   },
   'approval-link-decision': {
     detail: 'This link needs a decision, or is bound to another decision than the one sent.',

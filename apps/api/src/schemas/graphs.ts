@@ -148,7 +148,10 @@ export const GraphParams = z.object({ name: z.string().meta({ examples: ['refund
 
 /** `/v1/graphs/{name}/versions/{version}` path. */
 export const GraphVersionParams = GraphParams.extend({
-  version: z.string().meta({ description: 'A version number (1, 2, …)', examples: ['1'] }),
+  version: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/, { error: 'must be a version number: 1, 2, …' })
+    .meta({ description: 'A version number (1, 2, …)', examples: ['1'] }),
 })
 
 /** `GET /v1/graphs/{name}/topology` query. */

@@ -121,7 +121,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       if (refusal !== undefined) {
         throw new BadRequestError(`The webhook URL is refused: ${refusal}.`, {
           problem: 'webhook-url-refused',
-          errors: [{ path: '/url', message: refusal }],
+          errors: [{ path: '/body/url', message: refusal }],
         })
       }
       const { webhook, secret } = await withTenant(database, tenant, async (tx) => {
