@@ -1,3 +1,4 @@
+import { Scope } from '@weave/api'
 /** `weave --help`. */
 export const USAGE = `Usage: weave <command> [options]
 
@@ -20,6 +21,17 @@ Run \`weave <command> --help\` for a command's options.
 Configuration comes only from environment variables; an invalid one exits with status 2.
 `
 
+// The scopes a token may carry, as the API defines them: the help cannot fall behind.
+function wrapped(words: readonly string[], width: number, indent: string): string {
+  const lines: string[] = []
+  for (const word of words) {
+    const last = lines.length - 1
+    if (last >= 0 && `${lines[last]} ${word}`.length <= width) lines[last] += ` ${word}`
+    else lines.push(word)
+  }
+  return lines.join(`\n${indent}`)
+}
+
 /** `weave token --help`. */
 export const TOKEN_USAGE = `Usage: weave token --tenant <id> --sub <subject> --scope "<scopes>" [--ttl <duration>]
 
@@ -27,9 +39,8 @@ Prints an HS256 token signed with WEAVE_JWT_SECRET, for development.
 
   --tenant <id>        the tenant (1-100 of A-Z a-z 0-9 . _ -)
   --sub <subject>      the subject, recorded as the actor in the audit log
-  --scope "<scopes>"   space-separated, from: graphs:read graphs:write runs:read runs:write
-                       approvals:read approvals:decide approvals:link audit:read
-                       audit:anchor webhooks:manage
+  --scope "<scopes>"   space-separated, from:
+                       ${wrapped(Scope.options, 56, ' '.repeat(23))}
   --ttl <duration>     lifetime: 90s, 15m, 1h (default), 7d; at most 365d
 `
 
