@@ -178,7 +178,7 @@ describe('graph registry over HTTP', () => {
     expect(one.spec).toMatchObject(REFUND_SPEC)
 
     expectProblem(await weave.call('GET', '/v1/graphs/refunds/versions/3', { token }), 404)
-    expectProblem(await weave.call('GET', '/v1/graphs/refunds/versions/abc', { token }), 404)
+    expectProblem(await weave.call('GET', '/v1/graphs/refunds/versions/abc', { token }), 400)
     expectProblem(await weave.call('GET', '/v1/graphs/nothing', { token }), 404)
     expectProblem(await weave.call('GET', '/v1/graphs/nothing/versions/1', { token }), 404)
   })

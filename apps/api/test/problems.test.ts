@@ -230,6 +230,7 @@ describe('problem details', () => {
       payload: '{"name":"n","__proto__":{"isAdmin":true}}',
     })
     expectProblem(response, 400, '/problems/malformed-request')
+    expect(response.json().detail).toContain('"__proto__"')
   })
 
   it('answers an empty JSON body with 400', async () => {

@@ -48,7 +48,11 @@ const FASTIFY_ERRORS: Record<string, (options: RenderOptions) => [ProblemName, s
     'malformed-request',
     'The body is empty but its Content-Type is application/json.',
   ],
-  FST_ERR_CTP_INVALID_JSON_BODY: () => ['malformed-request', 'The body is not valid JSON.'],
+  // secure-json-parse refuses prototype keys with the same error as broken JSON.
+  FST_ERR_CTP_INVALID_JSON_BODY: () => [
+    'malformed-request',
+    'The body is not valid JSON, or it holds a "__proto__" or "constructor.prototype" key.',
+  ],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => [
     'malformed-request',
     'The body length does not match Content-Length.',
