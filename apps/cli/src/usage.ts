@@ -1,4 +1,5 @@
 import { Scope } from '@weave/api'
+
 /** `weave --help`. */
 export const USAGE = `Usage: weave <command> [options]
 

@@ -9,6 +9,7 @@ import {
   withRegexDeadline,
 } from './expression-regex.js'
 import { expressionInput } from './json-value.js'
+import { isStackOverflow } from './stack-overflow.js'
 
 /** Bounds on one expression evaluation. */
 export interface ExpressionLimits {
@@ -52,9 +53,7 @@ interface JsonataFailure {
 
 function describe(err: unknown): string {
   // The parser recurses per nesting level: past the stack's depth V8 names its own limit.
-  if (err instanceof RangeError && /call stack/i.test(err.message)) {
-    return 'the expression nests too deeply'
-  }
+  if (isStackOverflow(err)) return 'the expression nests too deeply'
   if (typeof err === 'object' && err !== null) {
     const { message, position } = err as JsonataFailure
     if (typeof message === 'string') {

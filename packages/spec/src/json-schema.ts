@@ -3,6 +3,7 @@ import type { Json } from '@weave/kernel'
 import { compileLinearRegExp } from './linear-regexp.js'
 import type { SpecProblem } from './problem.js'
 import { unsupportedPatternProblems } from './schema-patterns.js'
+import { isStackOverflow } from './stack-overflow.js'
 
 interface AjvError {
   instancePath: string
@@ -78,7 +79,7 @@ export function jsonSchemaErrors(schema: unknown): SpecProblem[] {
     return schemaProblems(schema)
   } catch (err) {
     // Every step here walks the schema recursively: one nested past the stack's depth is refused.
-    if (err instanceof RangeError) return [{ path: '', message: compileFailure(err) }]
+    if (isStackOverflow(err)) return [{ path: '', message: compileFailure(err) }]
     throw err
   }
 }
@@ -138,14 +139,14 @@ function checkSafely(validate: AjvValidate, value: unknown): unknown {
   try {
     return validate(value)
   } catch (err) {
-    if (err instanceof RangeError) return ENDLESS
+    if (isStackOverflow(err)) return ENDLESS
     throw err
   }
 }
 
 // A schema nested past the stack's depth fails to compile with the engine's own words.
 function compileFailure(err: unknown): string {
-  return err instanceof RangeError
+  return isStackOverflow(err)
     ? 'the schema nests or refers to itself too deeply to compile'
     : (err as Error).message
 }

@@ -108,6 +108,8 @@ export const authPlugin = fp<AuthPluginOptions>(
   { name: 'weave-auth' },
 )
 
+const ONLY_BEARER = 'Weave accepts only bearer tokens: "Authorization: Bearer <token>".'
+
 function bearerToken(header: string | undefined): string {
   if (header === undefined || header.trim() === '') {
     throw new UnauthorizedError('A bearer token is required.', { challenge: 'missing-token' })
@@ -115,12 +117,7 @@ function bearerToken(header: string | undefined): string {
   // RFC 6750 §3: another scheme (Basic, …) is an unsupported method, not a malformed bearer
   // request, so its challenge carries no error code.
   if (!/^Bearer(?:[ \t]|$)/i.test(header)) {
-    throw new UnauthorizedError(
-      'Weave accepts only bearer tokens: "Authorization: Bearer <token>".',
-      {
-        challenge: 'missing-token',
-      },
-    )
+    throw new UnauthorizedError(ONLY_BEARER, { challenge: 'missing-token' })
   }
   const match = /^Bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(header)
   if (!match?.[1]) {
