@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gt, isNull, lte, sql } from 'drizzle-orm'
 import { type AuditEvent, GENESIS_HASH, toAuditEvent } from './audit-chain.js'
 import type { AuditSigner, SignedAnchor } from './audit-signing.js'
 import type { Database, TenantTx } from './client.js'
-import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { decodeTimeCursor, newestFirst, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
 import { auditAnchors } from './schema/audit-anchors.js'
 import { auditEvents } from './schema/audit.js'
@@ -95,7 +95,7 @@ export async function listAuditAnchors(
           : undefined,
       ),
     )
-    .orderBy(desc(auditAnchors.at), desc(auditAnchors.id))
+    .orderBy(...newestFirst(auditAnchors.at, auditAnchors.id))
     .limit(limit + 1)
   const page = toPage(rows, limit, (a) => [a.at.toISOString(), a.id])
   return { items: page.items.map(toAnchor), nextCursor: page.nextCursor }
@@ -107,7 +107,7 @@ export async function newestAuditAnchor(tx: TenantTx): Promise<AuditAnchor | und
     .select()
     .from(auditAnchors)
     .where(eq(auditAnchors.tenantId, tx.tenant))
-    .orderBy(desc(auditAnchors.seq), desc(auditAnchors.at))
+    .orderBy(...newestFirst(auditAnchors.seq, auditAnchors.at))
     .limit(1)
   return row ? toAnchor(row) : undefined
 }

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt } from 'drizzle-orm'
+import { and, asc, eq, gt } from 'drizzle-orm'
 import type { KeyObject } from 'node:crypto'
 import { type AuditEvent, GENESIS_HASH, auditHash, toAuditEvent } from './audit-chain.js'
 import { isAnchorSignedBy, type SignedAnchor } from './audit-signing.js'
+import { newestFirst } from './cursor.js'
 import type { TenantTx } from './client.js'
 import { auditAnchors } from './schema/audit-anchors.js'
 import { auditEvents } from './schema/audit.js'
@@ -191,7 +192,7 @@ export async function verifyAudit(
       .select()
       .from(auditAnchors)
       .where(eq(auditAnchors.tenantId, tx.tenant))
-      .orderBy(desc(auditAnchors.seq), desc(auditAnchors.at))
+      .orderBy(...newestFirst(auditAnchors.seq, auditAnchors.at))
       .limit(1)
     if (row) {
       anchor = {

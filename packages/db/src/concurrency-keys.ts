@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
+import { rowCheck } from './row-check.js'
 import { runs } from './schema/runs.js'
 
 // Concurrency keys of plain runs: at most `limit` runs of a key hold a slot at once per tenant;
@@ -47,8 +48,8 @@ export async function placeConcurrencyRun(
 export async function lockConcurrencyKeyOfHeldRun(tx: TenantTx, runId: string): Promise<void> {
   await tx.db.execute(
     sql`select weave_lock_concurrency_key(tenant_id, concurrency_key) from runs
-        where tenant_id = ${tx.tenant} and id = ${runId} and concurrency_key is not null
-          and held`,
+        where tenant_id = ${tx.tenant} and id = ${runId}
+          and ${rowCheck(sql`concurrency_key is not null and held`)}`,
   )
 }
 

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
+import { rowCheck } from './row-check.js'
 import { runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
 
@@ -18,8 +19,7 @@ export async function renewRunLease(tx: TenantTx, id: string, jobId: string): Pr
       and(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
-        eq(runs.status, 'running'),
-        eq(runs.leaseJob, jobId),
+        rowCheck(and(eq(runs.status, 'running'), eq(runs.leaseJob, jobId))),
       ),
     )
     .returning({ id: runs.id })

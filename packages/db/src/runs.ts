@@ -1,5 +1,5 @@
 import type { Json } from '@weave/kernel'
-import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import type { ApprovalRow } from './approvals/approval-rows.js'
 import { cancelRunApprovals } from './approvals/approval-queries.js'
 import type { TenantTx } from './client.js'
@@ -9,11 +9,12 @@ import {
   lockConcurrencyKeyOfHeldRun,
   placeConcurrencyRun,
 } from './concurrency-keys.js'
-import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
+import { asList, decodeTimeCursor, newestFirst, olderThan, pageSize, toPage } from './cursor.js'
 import { IdempotencyConflictError } from './errors.js'
 import type { Page, PageOptions } from './page.js'
 import type { PendingResume } from './protocol/pending-resume.js'
 import type { WaitingOn } from './protocol/waiting-on.js'
+import { rowCheck } from './row-check.js'
 import { type RunStatus, runs } from './schema/runs.js'
 import { isUuid } from './uuid.js'
 
@@ -205,7 +206,7 @@ export async function listRuns(tx: TenantTx, options: ListRunsOptions = {}): Pro
         olderThan(runs.createdAt, runs.id, after),
       ),
     )
-    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .orderBy(...newestFirst(runs.createdAt, runs.id))
     .limit(limit + 1)
   return toPage(rows, limit, (r) => [r.createdAt.toISOString(), r.id])
 }
@@ -275,7 +276,7 @@ export async function transitionRun(
       and(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
-        inArray(runs.status, [...from]),
+        rowCheck(inArray(runs.status, [...from])),
         guard.leaseToken === undefined ? undefined : eq(runs.leaseToken, guard.leaseToken),
       ),
     )
@@ -315,10 +316,14 @@ export async function claimRun(
       and(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
-        or(
-          // A held run waits for its thread's active run to end (threads.ts).
-          from.length > 0 ? and(inArray(runs.status, [...from]), eq(runs.held, false)) : undefined,
-          and(eq(runs.status, 'running'), eq(runs.leaseJob, jobId)),
+        rowCheck(
+          or(
+            // A held run waits for its thread's active run to end (threads.ts).
+            from.length > 0
+              ? and(inArray(runs.status, [...from]), eq(runs.held, false))
+              : undefined,
+            and(eq(runs.status, 'running'), eq(runs.leaseJob, jobId)),
+          ),
         ),
       ),
     )
@@ -345,7 +350,7 @@ export async function takeOverRunLease(
       and(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
-        eq(runs.status, 'running'),
+        rowCheck(eq(runs.status, 'running')),
         expectedJob === null ? isNull(runs.leaseJob) : eq(runs.leaseJob, expectedJob),
       ),
     )
@@ -387,7 +392,7 @@ export async function requestRunCancel(tx: TenantTx, id: string): Promise<Cancel
       and(
         eq(runs.tenantId, tx.tenant),
         eq(runs.id, id),
-        inArray(runs.status, ['queued', 'running', 'waiting']),
+        rowCheck(inArray(runs.status, ['queued', 'running', 'waiting'])),
       ),
     )
     .returning()
@@ -428,7 +433,7 @@ export async function requestResume(
         eq(runs.id, id),
         isNull(runs.pendingResume),
         eq(runs.checkpointSeq, request.atSeq),
-        waitsHere,
+        rowCheck(waitsHere),
         // A failed run of a thread is retried only while no other run of the thread is active;
         // the unique index runs_thread_one_active refuses its claim otherwise.
         request.reason === 'retry'

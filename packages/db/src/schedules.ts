@@ -7,9 +7,9 @@ import {
   validateThreadRunInput,
   type SpecProblem,
 } from '@weave/spec'
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database, TenantTx } from './client.js'
-import { decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
+import { decodeTimeCursor, newestFirst, olderThan, pageSize, toPage } from './cursor.js'
 import { getGraphForRun } from './graph-lookup.js'
 import type { Page, PageOptions } from './page.js'
 import { appendAudit } from './audit.js'
@@ -139,7 +139,7 @@ export async function listSchedules(
         olderThan(schedules.createdAt, schedules.id, after),
       ),
     )
-    .orderBy(desc(schedules.createdAt), desc(schedules.id))
+    .orderBy(...newestFirst(schedules.createdAt, schedules.id))
     .limit(limit + 1)
   const page = toPage(rows, limit, (r) => [r.schedule.createdAt.toISOString(), r.schedule.id])
   return {
@@ -209,7 +209,7 @@ export async function listScheduleFirings(
         olderThan(scheduleFirings.firedAt, scheduleFirings.id, after),
       ),
     )
-    .orderBy(desc(scheduleFirings.firedAt), desc(scheduleFirings.id))
+    .orderBy(...newestFirst(scheduleFirings.firedAt, scheduleFirings.id))
     .limit(limit + 1)
   return toPage(rows, limit, (r) => [r.firedAt.toISOString(), r.id])
 }

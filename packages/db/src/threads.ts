@@ -1,7 +1,14 @@
 import type { Json } from '@weave/kernel'
 import { and, asc, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
-import { decodeCursor, decodeTimeCursor, olderThan, pageSize, toPage } from './cursor.js'
+import {
+  decodeCursor,
+  decodeTimeCursor,
+  newestFirst,
+  olderThan,
+  pageSize,
+  toPage,
+} from './cursor.js'
 import type { Page, PageOptions } from './page.js'
 import { requestRunCancel, type RunRow } from './runs.js'
 import { runs } from './schema/runs.js'
@@ -285,7 +292,7 @@ export async function listThreads(
         olderThan(threads.createdAt, threads.id, after),
       ),
     )
-    .orderBy(desc(threads.createdAt), desc(threads.id))
+    .orderBy(...newestFirst(threads.createdAt, threads.id))
     .limit(limit + 1)
   const page = toPage(rows, limit, (r) => [r.thread.createdAt.toISOString(), r.thread.id])
   return {

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Database, TenantTx } from './client.js'
-import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { decodeTimeCursor, newestFirst, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
 import { webhookAttempts, webhookDeliveries, webhooks } from './schema/webhooks.js'
 import { isUuid } from './uuid.js'
@@ -143,7 +143,7 @@ export async function listWebhookDeliveries(
           : undefined,
       ),
     )
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .orderBy(...newestFirst(webhookDeliveries.createdAt, webhookDeliveries.id))
     .limit(limit + 1)
   const page = toPage(rows, limit, (d) => [d.createdAt.toISOString(), d.id])
   const attempts =

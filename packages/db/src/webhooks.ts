@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { TenantTx } from './client.js'
-import { decodeTimeCursor, pageSize, toPage } from './cursor.js'
+import { decodeTimeCursor, newestFirst, pageSize, toPage } from './cursor.js'
 import type { Page, PageOptions } from './page.js'
 import { approvalTokens } from './schema/approval-tokens.js'
 import { decryptSecret, encryptSecret, generateWebhookSecret } from './secret-box.js'
@@ -146,7 +146,7 @@ export async function listWebhooks(
           : undefined,
       ),
     )
-    .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
+    .orderBy(...newestFirst(webhooks.createdAt, webhooks.id))
     .limit(limit + 1)
   return toPage(rows, limit, (w) => [w.createdAt.toISOString(), w.id])
 }

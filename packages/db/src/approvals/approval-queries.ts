@@ -1,7 +1,7 @@
 import type { Json } from '@weave/kernel'
-import { and, asc, desc, eq, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { TenantTx } from '../client.js'
-import { asList, decodeTimeCursor, olderThan, pageSize, toPage } from '../cursor.js'
+import { asList, decodeTimeCursor, newestFirst, olderThan, pageSize, toPage } from '../cursor.js'
 import { approvalMaterialHash } from '@weave/spec'
 import type { Page, PageOptions } from '../page.js'
 import {
@@ -182,7 +182,7 @@ export async function listApprovals(
         olderThan(approvals.createdAt, approvals.id, after),
       ),
     )
-    .orderBy(desc(approvals.createdAt), desc(approvals.id))
+    .orderBy(...newestFirst(approvals.createdAt, approvals.id))
     .limit(limit + 1)
   const page = toPage(rows, limit, (a) => [a.createdAt.toISOString(), a.id])
   return { items: await withDecisions(tx, page.items), nextCursor: page.nextCursor }

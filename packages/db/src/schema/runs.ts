@@ -111,7 +111,8 @@ export const runs = pgTable(
       .on(t.tenantId, t.idempotencyKey)
       .where(sql`idempotency_key is not null`),
     index('runs_tenant_created').on(t.tenantId, t.createdAt.desc(), t.id.desc()),
-    index('runs_tenant_status').on(t.tenantId, t.status),
+    // A tenant's runs in one status, newest first: a page is read in the index's order.
+    index('runs_tenant_status_created').on(t.tenantId, t.status, t.createdAt.desc(), t.id.desc()),
     index('runs_tenant_graph_created').on(t.tenantId, t.graphName, t.createdAt.desc(), t.id.desc()),
     // The reconciler's cross-tenant scans, one per kind of repair.
     index('runs_status_updated').on(t.status, t.updatedAt, t.id),
