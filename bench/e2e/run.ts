@@ -63,7 +63,7 @@ function settingsLines(s: Settings, weave: BenchWeave, floor: BenchFloor, pg: st
     `- Weave: 1 \`weave api\` and ${s.workers} \`weave worker\` processes (through the CLI), database \`${weave.database}\`, ${env}`,
     `- floor: \`bench/e2e/floor.ts\`, one process (node:http, BullMQ with concurrency ${s.workers * s.workerConcurrency}, pg pool of 20), database \`${floor.database}\``,
     `- workload: ${JSON.stringify(runInput()).length} bytes of JSON input; every \`set\` step adds one small field; history of checkpoints: Weave's default (all)`,
-    `- scenario 1: warm-up ${s.warmupMs / 1000} s with ${s.clients} clients per system (discarded), then ${s.rounds} round(s), each: ${s.throughputMs / 1000} s with ${s.clients} clients and ${s.singleMs / 1000} s with 1, the systems alternating phase by phase (order rotated each round); completion seen by polling \`GET /v1/runs/{id}\` every ${s.pollMs} ms`,
+    `- scenario 1: warm-up ${s.warmupMs / 1000} s with ${s.clients} clients per system (discarded) and an \`ANALYZE\` of its database, then ${s.rounds} round(s), each: ${s.throughputMs / 1000} s with ${s.clients} clients and ${s.singleMs / 1000} s with 1, the systems alternating phase by phase (order rotated each round); completion seen by polling \`GET /v1/runs/{id}\` every ${s.pollMs} ms`,
     `- scenario 2, Weave then the floor: ${s.approvalSerialRuns + s.approvalRuns} runs started ${s.approvalConcurrency} at once until each waits; ${s.approvalSerialRuns} decided one at a time, then ${s.approvalRuns} decided ${s.approvalConcurrency} at once; completion polled every ${s.pollMs} ms`,
   ]
 }

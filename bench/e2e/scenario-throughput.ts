@@ -2,6 +2,7 @@ import os from 'node:os'
 import { fmt, mdTable } from '../kernel/report.js'
 import { median } from '../kernel/stats.js'
 import { concurrentSlice, perSecond, rotate } from '../kernel/timing.js'
+import { analyzeDatabase } from './analyze.js'
 import { pollRun, runEvents, type RunView } from './api-client.js'
 import type { BenchContext } from './context.js'
 import { cpuBetween, cpuSnapshot, type CpuUse } from './cpu.js'
@@ -110,6 +111,7 @@ export async function scenarioThroughput(
   for (const t of targets) {
     log(`throughput: ${t.label} warm-up ${settings.warmupMs} ms with ${settings.clients} clients`)
     await phase(t.ctx, settings.clients, settings.warmupMs)
+    await analyzeDatabase(t.ctx.cpu.databaseUrl)
   }
   const phases = new Map<string, Phase[]>(targets.map((t) => [t.label, []]))
   for (let round = 0; round < settings.rounds; round++) {
