@@ -6,6 +6,8 @@ import {
   claimRun,
   claimRunForJob,
   completeRun,
+  decideApproval,
+  listApprovals,
   listRuns,
   readRunForView,
   renewRunLease,
@@ -16,7 +18,13 @@ import {
   withTenant,
 } from '@weave/db'
 import * as schema from '../src/schema/index.js'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  type TestDatabase,
+  createTestDatabase,
+  randomTenant,
+  seedApprovalIn,
+  seedRunIn,
+} from './test-database.js'
 
 // The plans Postgres chooses for a tenant's run lists and for a run's hot statements, read with
 // auto_explain from the session that runs them (statements inside the plpgsql functions
@@ -101,11 +109,11 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)]
 }
 
-/** How each plan reads the runs table: `Seq Scan`, or the name of the index it scans. */
-function runsAccess(plans: Explained[]): string[] {
+/** How the plans read `relation`: `Seq Scan`, or the name of the index each scan reads. */
+function access(plans: Explained[], relation: string): string[] {
   return plans.flatMap((e) =>
     nodes(e.plan)
-      .filter((n) => n['Relation Name'] === 'runs' && n['Node Type'] !== 'ModifyTable')
+      .filter((n) => n['Relation Name'] === relation && n['Node Type'] !== 'ModifyTable')
       .map((n) => n['Index Name'] ?? n['Node Type']),
   )
 }
@@ -131,7 +139,7 @@ describe('query plans on a table with statistics', () => {
         nodes(list[0]!.plan).map((n) => n['Node Type']),
         label,
       ).not.toContain('Sort')
-      expect(runsAccess(list), label).toEqual([index])
+      expect(access(list, 'runs'), label).toEqual([index])
     }
   })
 
@@ -174,10 +182,10 @@ describe('query plans on a table with statistics', () => {
         }),
       ).toBe(true)
     })
-    const access = runsAccess(plans)
+    const reached = access(plans, 'runs')
     // The claim (read and update), three writes and reads, and the completion.
-    expect(access.length).toBeGreaterThanOrEqual(9)
-    expect(new Set(access)).toEqual(new Set(['runs_pkey']))
+    expect(reached.length).toBeGreaterThanOrEqual(9)
+    expect(new Set(reached)).toEqual(new Set(['runs_pkey']))
   })
 
   it("reaches a run through its primary key in the lease's and the status's other updates", async () => {
@@ -192,8 +200,52 @@ describe('query plans on a table with statistics', () => {
         expect((await requestRunCancel(tx, queued.id))?.cancelledNow).toBe(true)
       }),
     )
-    const access = runsAccess(plans)
-    expect(access.length).toBeGreaterThanOrEqual(5)
-    expect(new Set(access)).toEqual(new Set(['runs_pkey']))
+    const reached = access(plans, 'runs')
+    expect(reached.length).toBeGreaterThanOrEqual(5)
+    expect(new Set(reached)).toEqual(new Set(['runs_pkey']))
+  })
+
+  it("decides an approval through its primary key and reads a status's page in index order", async () => {
+    const seeded = await seedApprovalIn(t.app, tenant)
+    await t.owner.query(
+      `insert into approvals
+       select (jsonb_populate_record(null::approvals, to_jsonb(a) || jsonb_build_object(
+         'id', gen_random_uuid(), 'seq', a.seq + i,
+         'status', (array['approved', 'rejected'])[1 + i % 2], 'settled_at', now(),
+         'consumed_seq', a.seq + i, 'created_at', now() - make_interval(secs => i)))).*
+       from approvals a, generate_series(1, $2::int) i where a.id = $1`,
+      [seeded.approvalId, RUNS],
+    )
+    await t.owner.query('analyze approvals')
+    const fresh = await seedApprovalIn(t.app, tenant)
+
+    const first = await withTenant(explaining, tenant, (tx) =>
+      listApprovals(tx, { status: 'approved', limit: 20 }),
+    )
+    expect(first.nextCursor).not.toBeNull()
+    const listPlans = await plansOf(() =>
+      withTenant(explaining, tenant, (tx) =>
+        listApprovals(tx, { status: 'approved', limit: 20, cursor: first.nextCursor! }),
+      ),
+    )
+    const list = listPlans.filter((e) => /from "approvals"/.test(e.query))
+    expect(list).toHaveLength(1)
+    expect(nodes(list[0]!.plan).map((n) => n['Node Type'])).not.toContain('Sort')
+    expect(access(list, 'approvals')).toEqual(['approvals_tenant_status_created'])
+
+    const decisionPlans = await plansOf(() =>
+      withTenant(explaining, tenant, (tx) =>
+        decideApproval(tx, {
+          approvalId: fresh.approvalId,
+          subject: 'alice',
+          subjectScopes: [],
+          decision: 'approve',
+        }),
+      ),
+    )
+    const reached = access(decisionPlans, 'approvals')
+    // The lock, the decision's foreign-key check and the settle.
+    expect(reached.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(reached)).toEqual(new Set(['approvals_pkey']))
   })
 })

@@ -4,6 +4,7 @@ import type { TenantTx } from '../client.js'
 import { asList, decodeTimeCursor, newestFirst, olderThan, pageSize, toPage } from '../cursor.js'
 import { approvalMaterialHash } from '@weave/spec'
 import type { Page, PageOptions } from '../page.js'
+import { rowCheck } from '../row-check.js'
 import {
   type Approval,
   type ApprovalRow,
@@ -145,7 +146,7 @@ export async function hasPendingSibling(tx: TenantTx, approval: ApprovalRow): Pr
         eq(approvals.runId, approval.runId),
         eq(approvals.step, approval.step),
         eq(approvals.seq, approval.seq),
-        eq(approvals.status, 'pending'),
+        rowCheck(eq(approvals.status, 'pending')),
         ne(approvals.id, approval.id),
       ),
     )
@@ -211,7 +212,7 @@ export async function cancelRunApprovals(tx: TenantTx, runId: string): Promise<A
       and(
         eq(approvals.tenantId, tx.tenant),
         eq(approvals.runId, runId),
-        eq(approvals.status, 'pending'),
+        rowCheck(eq(approvals.status, 'pending')),
       ),
     )
     .returning()
@@ -228,7 +229,11 @@ async function settleFromPending(
     .update(approvals)
     .set({ status, settledAt: sql`now()` })
     .where(
-      and(eq(approvals.tenantId, tx.tenant), eq(approvals.id, id), eq(approvals.status, 'pending')),
+      and(
+        eq(approvals.tenantId, tx.tenant),
+        eq(approvals.id, id),
+        rowCheck(eq(approvals.status, 'pending')),
+      ),
     )
     .returning()
   return row ?? null

@@ -11,6 +11,7 @@ import {
   IdempotencyConflictError,
   NotFoundError,
 } from '../errors.js'
+import { rowCheck } from '../row-check.js'
 import { type RunEventData, runEventAppendCall } from '../run-events.js'
 import type { Decision } from '../schema/approvals.js'
 import { tableRow } from '../table-row.js'
@@ -278,8 +279,8 @@ async function insertDecision(
         returning *
       ), settled as (
         update approvals set status = ${d.settleAs}::text, settled_at = now()
-        where tenant_id = ${tx.tenant} and id = ${d.approvalId}::uuid and status = 'pending'
-          and ${d.settleAs}::text is not null
+        where tenant_id = ${tx.tenant} and id = ${d.approvalId}::uuid
+          and ${rowCheck(sql`status = 'pending'`)} and ${d.settleAs}::text is not null
         returning *
       )${onRecord}
       select (select row_to_json(x) from decision x) as decision,

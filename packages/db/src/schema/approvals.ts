@@ -85,7 +85,14 @@ export const approvals = pgTable(
     check('approvals_on_timeout_check', inList('on_timeout', APPROVAL_ON_TIMEOUT)),
     check('approvals_required_check', sql`required >= 1`),
     index('approvals_tenant_created').on(t.tenantId, t.createdAt.desc(), t.id.desc()),
-    index('approvals_tenant_status').on(t.tenantId, t.status),
+    // A tenant's approvals in one status (the pending ones an approver lists), newest first: a
+    // page is read in the index's order.
+    index('approvals_tenant_status_created').on(
+      t.tenantId,
+      t.status,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
     // The reconciler's cross-tenant scan (weave_overdue_approvals).
     index('approvals_pending_expiry')
       .on(t.expiresAt)
