@@ -82,15 +82,40 @@ export async function appendAuditAtCommit(
  * after the commit (chainAuditAfterCommit, or chainPendingAudit outside withTenant).
  */
 export function pendingAuditInsert(tenant: string, input: AuditInput): { id: string; insert: SQL } {
+  const row = pendingAuditRow(tenant, input)
+  return {
+    id: row.id,
+    insert: sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind,
+      target_id, request_id, ip, details, body, seq_marker, prev_marker)
+      select id, tenant_id, at, actor, action, target_kind, target_id, request_id, ip, details,
+        body, seq_marker, prev_marker
+      from jsonb_populate_record(null::audit_pending, ${JSON.stringify(row)}::jsonb)`,
+  }
+}
+
+/**
+ * An audit event's `audit_pending` row, column by column, for `jsonb_populate_record`: how
+ * pendingAuditInsert and weave_decide_approval (migration 0042) insert it.
+ */
+export function pendingAuditRow(
+  tenant: string,
+  input: AuditInput,
+): { id: string } & Record<string, Json> {
   const { unhashed, body, seqMarker, prevMarker } = unchainedAudit(tenant, input)
   return {
     id: unhashed.id,
-    insert: sql`insert into audit_pending (id, tenant_id, at, actor, action, target_kind,
-      target_id, request_id, ip, details, body, seq_marker, prev_marker)
-      values (${unhashed.id}::uuid, ${tenant}, ${unhashed.at}::timestamptz, ${unhashed.actor},
-      ${unhashed.action}, ${unhashed.target.kind}, ${unhashed.target.id}, ${unhashed.requestId},
-      ${unhashed.ip}, ${JSON.stringify(unhashed.details)}::jsonb, ${body}, ${seqMarker},
-      ${prevMarker})`,
+    tenant_id: tenant,
+    at: unhashed.at,
+    actor: unhashed.actor,
+    action: unhashed.action,
+    target_kind: unhashed.target.kind,
+    target_id: unhashed.target.id,
+    request_id: unhashed.requestId,
+    ip: unhashed.ip,
+    details: unhashed.details,
+    body,
+    seq_marker: seqMarker,
+    prev_marker: prevMarker,
   }
 }
 

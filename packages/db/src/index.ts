@@ -1,5 +1,6 @@
 export * from './approvals/approval-queries.js'
 export { readApproval } from './approvals/approval-for-decision.js'
+export * from './approvals/decision-statements.js'
 export * from './approvals/approval-lifecycle.js'
 export * from './approvals/approval-links.js'
 export * from './approvals/approver-rule.js'

@@ -7,6 +7,7 @@ import {
   createApprovalLifecycle,
   decideApproval,
   getApproval,
+  openApproval,
   readApproval,
   withTenant,
 } from '@weave/db'
@@ -62,14 +63,14 @@ async function countedDecide(
 }
 
 describe('a decision', () => {
-  it('is four statements and the chain call of its audit event, whether it settles the approval or not', async () => {
-    // BEGIN with the settings; the run's and the approval's locks with the earlier decisions;
-    // the insert with the settle, the run event and the pending audit row; COMMIT; then, after
-    // the commit, weave_chain_audit. (An approval step has no siblings to look for.)
+  it('is two statements and the chain call of its audit event, whether it settles the approval or not', async () => {
+    // The read with the earlier decisions; the write that locks the run and the approval, checks
+    // them and inserts the decision with the settle, the run event and the pending audit row,
+    // each committing on its own; then weave_chain_audit.
     const tenant = randomTenant()
     const { approvalId } = await open(tenant, { required: 2 })
-    expect(await countedDecide(tenant, approvalId, 'alice')).toEqual({ sent: 5, didSettle: false })
-    expect(await countedDecide(tenant, approvalId, 'bob')).toEqual({ sent: 5, didSettle: true })
+    expect(await countedDecide(tenant, approvalId, 'alice')).toEqual({ sent: 3, didSettle: false })
+    expect(await countedDecide(tenant, approvalId, 'bob')).toEqual({ sent: 3, didSettle: true })
   })
 
   it('shows the approval and its decisions as a read of them does', async () => {
@@ -156,7 +157,7 @@ describe('a decision', () => {
         const { rows } = await probe.query<{ n: number }>(
           `select count(*)::int as n from pg_stat_activity
            where datname = current_database() and wait_event_type = 'Lock'
-             and query like '%weave_lock_approval_for_decision%'`,
+             and query like '%weave_decide_approval%'`,
         )
         waiting = rows[0]!.n === 1
       }
@@ -174,6 +175,141 @@ describe('a decision', () => {
       await holder.query('rollback').catch(() => undefined)
       holder.release()
       probe.release()
+    }
+  })
+})
+
+describe('a decision on the pool, read then written', () => {
+  function decideOnPool(tenant: string, approvalId: string, subject: string) {
+    return lifecycle.decide(tenant, {
+      approvalId,
+      subject,
+      subjectScopes: [],
+      decision: 'approve',
+      context: {},
+    })
+  }
+
+  it('settles an approval once among concurrent deciders, with exactly its quorum recorded', async () => {
+    const tenant = randomTenant()
+    for (const required of [1, 3]) {
+      const { approvalId } = await open(tenant, { required })
+      const results = await Promise.allSettled(
+        Array.from({ length: 12 }, (_, i) => decideOnPool(tenant, approvalId, `s${i}`)),
+      )
+      const recorded = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+      const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []))
+      expect(recorded).toHaveLength(required)
+      expect(recorded.filter((r) => r.didSettle)).toHaveLength(1)
+      expect(refused).toHaveLength(12 - required)
+      for (const reason of refused) expect(reason).toMatchObject({ code: 'approval-settled' })
+      const stored = await withTenant(t.app, tenant, (tx) => getApproval(tx, approvalId))
+      expect(stored!.status).toBe('approved')
+      expect(stored!.decisions).toHaveLength(required)
+      expect(recorded.find((r) => r.didSettle)!.approval).toEqual(stored)
+      const resumes = enqueued.filter(
+        (job) => (job as { approvalId?: string }).approvalId === approvalId,
+      )
+      expect(resumes).toHaveLength(1)
+    }
+  })
+
+  /**
+   * Holds the run's row lock until `meanwhile` ran in the holder's transaction and committed,
+   * while alice's decision waits for it in its write, after its read.
+   */
+  async function decideAcross(
+    tenant: string,
+    meanwhile: (holder: pg.PoolClient, ids: { approvalId: string; runId: string }) => Promise<void>,
+    options: Partial<OpenApprovalInput> = {},
+  ) {
+    const ids = await open(tenant, options)
+    const holder = await t.owner.connect()
+    const probe = await t.owner.connect()
+    try {
+      await holder.query('begin')
+      await holder.query('select 1 from runs where id = $1 for no key update', [ids.runId])
+      const decision = decideOnPool(tenant, ids.approvalId, 'alice')
+      decision.catch(() => undefined)
+      for (let waiting = false; !waiting;) {
+        const { rows } = await probe.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock'
+             and query like '%weave_decide_approval%'`,
+        )
+        waiting = rows[0]!.n === 1
+      }
+      await meanwhile(holder, ids)
+      await holder.query('commit')
+      const outcome = await decision.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      )
+      const stored = await withTenant(t.app, tenant, (tx) => getApproval(tx, ids.approvalId))
+      return { outcome, stored: stored! }
+    } finally {
+      await holder.query('rollback').catch(() => undefined)
+      holder.release()
+      probe.release()
+    }
+  }
+
+  it('reads and checks again when a decision lands between its read and its write', async () => {
+    const tenant = randomTenant()
+    const { outcome, stored } = await decideAcross(
+      tenant,
+      (holder, { approvalId }) =>
+        holder
+          .query(
+            `insert into approval_decisions (tenant_id, approval_id, subject, decision)
+             values ($1, $2, 'bob', 'approve')`,
+            [tenant, approvalId],
+          )
+          .then(() => undefined),
+      { required: 2 },
+    )
+    // Alice read no decision, so her approval alone would not have settled a quorum of two;
+    // checked again with bob's, it settles it.
+    expect(outcome).toMatchObject({ value: { didSettle: true } })
+    expect(stored.status).toBe('approved')
+    expect(stored.decisions.map((d) => d.subject)).toEqual(['bob', 'alice'])
+    expect((outcome as { value: { approval: unknown } }).value.approval).toEqual(stored)
+  })
+
+  it('refuses a decision whose approval expired between its read and its write, writing nothing', async () => {
+    const tenant = randomTenant()
+    const { outcome, stored } = await decideAcross(tenant, (holder, { approvalId }) =>
+      holder
+        .query(`update approvals set expires_at = now() - interval '1 second' where id = $1`, [
+          approvalId,
+        ])
+        .then(() => undefined),
+    )
+    expect(outcome).toMatchObject({ error: { code: 'approval-expired' } })
+    expect(stored.status).toBe('pending')
+    expect(stored.decisions).toEqual([])
+  })
+
+  it('resumes the run once when the last two approvals of one turn are decided at once', async () => {
+    const tenant = randomTenant()
+    for (let i = 0; i < 8; i++) {
+      const first = await open(tenant, { callId: 'call-1' })
+      const { approval: second } = await withTenant(t.app, tenant, (tx) =>
+        openApproval(tx, {
+          runId: first.runId,
+          step: 'review',
+          seq: 1,
+          callId: 'call-2',
+          title: 'Refund 10?',
+        }),
+      )
+      const results = await Promise.all(
+        [first.approvalId, second.id].map((id, n) => decideOnPool(tenant, id, `s${n}`)),
+      )
+      expect(results.map((r) => r.didSettle)).toEqual([true, true])
+      expect(results.filter((r) => !r.pendingSibling)).toHaveLength(1)
+      const resumes = enqueued.filter((job) => (job as { runId?: string }).runId === first.runId)
+      expect(resumes).toHaveLength(1)
     }
   })
 })

@@ -35,6 +35,7 @@ interface PlanNode {
   'Node Type': string
   'Relation Name'?: string
   'Index Name'?: string
+  Alias?: string
   Plans?: PlanNode[]
 }
 
@@ -109,11 +110,21 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)]
 }
 
-/** How the plans read `relation`: `Seq Scan`, or the name of the index each scan reads. */
-function access(plans: Explained[], relation: string): string[] {
+/**
+ * How the plans read `relation`: `Seq Scan`, or the name of the index each scan reads; only the
+ * scans `alias` accepts, when given.
+ */
+function access(
+  plans: Explained[],
+  relation: string,
+  alias: (alias: string | undefined) => boolean = () => true,
+): string[] {
   return plans.flatMap((e) =>
     nodes(e.plan)
-      .filter((n) => n['Relation Name'] === relation && n['Node Type'] !== 'ModifyTable')
+      .filter(
+        (n) =>
+          n['Relation Name'] === relation && n['Node Type'] !== 'ModifyTable' && alias(n.Alias),
+      )
       .map((n) => n['Index Name'] ?? n['Node Type']),
   )
 }
@@ -243,9 +254,13 @@ describe('query plans on a table with statistics', () => {
         }),
       ),
     )
-    const reached = access(decisionPlans, 'approvals')
-    // The lock, the decision's foreign-key check and the settle.
-    expect(reached.length).toBeGreaterThanOrEqual(3)
+    // The read, the lock, the decision's foreign-key check and the settle reach the approval by
+    // its key; the look for a pending approval of the same turn (`s`) by the turn's key.
+    const reached = access(decisionPlans, 'approvals', (alias) => alias !== 's')
+    expect(reached.length).toBeGreaterThanOrEqual(4)
     expect(new Set(reached)).toEqual(new Set(['approvals_pkey']))
+    const siblings = access(decisionPlans, 'approvals', (alias) => alias === 's')
+    expect(siblings.length).toBeGreaterThanOrEqual(1)
+    expect(new Set(siblings)).toEqual(new Set(['approvals_run_step_seq_call']))
   })
 })

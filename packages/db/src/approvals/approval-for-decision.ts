@@ -1,11 +1,12 @@
 import { getTableColumns, sql } from 'drizzle-orm'
-import type { Database, TenantTx } from '../client.js'
+import type { Database } from '../client.js'
 import { approvalDecisions, approvals } from '../schema/approvals.js'
 import { tableRow } from '../table-row.js'
 import { isUuid } from '../uuid.js'
 import type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
+import type { DecisionStatements } from './decision-statements.js'
 
-/** A locked approval as a decision reads it before checking anything. */
+/** An approval as a decision reads it before checking anything. */
 export interface ApprovalForDecision {
   approval: ApprovalRow
   /** `expires_at <= now()`: null (falsy) when the approval has no expiry. */
@@ -14,6 +15,8 @@ export interface ApprovalForDecision {
   runCreatedBy: string
   /** The approval's decisions so far, oldest first (at, id). */
   earlier: ApprovalDecisionRow[]
+  /** Another approval opened with it (the calls of one agent turn) is still pending. */
+  pendingSibling: boolean
 }
 
 /** The columns of an approval and of a decision, for rows read with raw SQL (`tableRow`). */
@@ -21,20 +24,20 @@ export const APPROVAL_COLUMNS = Object.entries(getTableColumns(approvals))
 export const DECISION_COLUMNS = Object.entries(getTableColumns(approvalDecisions))
 
 /**
- * Locks the run of approval `approvalId`, then the approval (the order of every path,
- * approval-rows.ts), and reads it with its run's starter and its earlier decisions: one statement
- * (weave_lock_approval_for_decision, migration 0034) for what took three. Null when the tenant has
- * no such approval; `approvalId` must be a UUID.
+ * Reads approval `approvalId` as a decision is checked against it, without a lock, in one
+ * statement (weave_read_approval_for_decision, migration 0042): the write that follows
+ * (weave_decide_approval) takes the locks and records the decision only if what was read still
+ * holds. Null when the tenant has no such approval; `approvalId` must be a UUID.
  */
-export async function lockApprovalForDecision(
-  tx: TenantTx,
+export async function readApprovalForDecision(
+  statements: DecisionStatements,
   approvalId: string,
 ): Promise<ApprovalForDecision | null> {
-  const { rows } = await tx.db.execute<Record<string, unknown>>(
-    sql`select (r.approval).*, r.is_past_expiry, r.run_created_by, r.decisions
-        from weave_lock_approval_for_decision(${tx.tenant}, ${approvalId}::uuid) r`,
+  const [row] = await statements.execute<Record<string, unknown>>(
+    sql`select (r.approval).*, r.is_past_expiry, r.run_created_by, r.decisions,
+          r.has_pending_sibling
+        from weave_read_approval_for_decision(${statements.tenant}, ${approvalId}::uuid) r`,
   )
-  const row = rows[0]
   if (!row) return null
   return {
     approval: tableRow<ApprovalRow>(APPROVAL_COLUMNS, row),
@@ -43,6 +46,7 @@ export async function lockApprovalForDecision(
     earlier: (row.decisions as Array<Record<string, unknown>>).map((d) =>
       tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, d),
     ),
+    pendingSibling: row.has_pending_sibling === true,
   }
 }
 

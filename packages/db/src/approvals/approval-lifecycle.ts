@@ -22,6 +22,7 @@ import {
   type DecisionOnRecord,
 } from './decide-approval.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
+import { type DecisionStatements, decisionOnPool } from './decision-statements.js'
 
 /** The actor of audit events the system writes on its own (an expiry). */
 export const SYSTEM_ACTOR = 'system:worker'
@@ -160,19 +161,17 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
 
   /**
    * Records a decision; `resumes` is set when the run is to resume now: the approval is settled
-   * and no approval opened with it is still pending (read under the run's lock, so of two
-   * decisions settling the last two approvals of a turn, exactly one resumes the run).
+   * and no approval opened with it is still pending (see DecideApprovalResult.pendingSibling).
    */
   async function recordDecision(
-    tx: TenantTx,
+    statements: TenantTx | DecisionStatements,
     input: DecideApprovalInput,
     onRecord: DecisionOnRecord,
   ): Promise<DecideApprovalResult & { resumes: boolean }> {
     // Its run event and audit event go in the statement that inserts it.
-    const result = await decideApproval(tx, input, onRecord)
+    const result = await decideApproval(statements, input, onRecord)
     const settles = result.didSettle || (result.replayed && result.settled !== null)
-    const resumes = settles && !(await hasPendingSibling(tx, result.approval))
-    return { ...result, resumes }
+    return { ...result, resumes: settles && !result.pendingSibling }
   }
 
   return {
@@ -222,15 +221,20 @@ export function createApprovalLifecycle(deps: ApprovalLifecycleDeps): ApprovalLi
 
     async decide(tenant, request) {
       const { context, ...input } = request
-      return withTenant(database, tenant, async (tx) => {
-        const { resumes, ...recorded } = await recordDecision(tx, input, {
-          action: 'approval.decided',
-          context,
-        })
-        // Enqueued as soon as the decision commits, while its audit event is chained.
-        if (resumes) tx.afterCommit(() => enqueueResume(tenant, recorded.approval))
-        return recorded
+      // No transaction: the read and the write each commit on their own, so no lock is held
+      // while the API answers other requests between them.
+      const { statements, afterWrite } = decisionOnPool(database, tenant)
+      const { resumes, ...recorded } = await recordDecision(statements, input, {
+        action: 'approval.decided',
+        context,
       })
+      // The resume is enqueued as soon as the decision is written, while its audit event is
+      // chained.
+      await Promise.all([
+        afterWrite(),
+        resumes ? enqueueResume(tenant, recorded.approval) : undefined,
+      ])
+      return recorded
     },
 
     async decideByLink(request) {

@@ -1,8 +1,7 @@
 import type { Json } from '@weave/kernel'
 import { toPointer, validateAgainstSchema } from '@weave/spec'
 import { sql } from 'drizzle-orm'
-import { type AuditContext, type AuditInput, pendingAuditInsert } from '../audit.js'
-import { chainAuditAfterCommit } from '../audit-pending-chain.js'
+import { type AuditContext, type AuditInput, pendingAuditRow } from '../audit.js'
 import type { TenantTx } from '../client.js'
 import {
   DecisionConflictError,
@@ -11,19 +10,21 @@ import {
   IdempotencyConflictError,
   NotFoundError,
 } from '../errors.js'
-import { rowCheck } from '../row-check.js'
-import { type RunEventData, runEventAppendCall } from '../run-events.js'
+import { type RunEventData, runEventData } from '../run-events.js'
 import type { Decision } from '../schema/approvals.js'
+import { TRACE_PARENT_SETTING } from '../schema/roles.js'
 import { tableRow } from '../table-row.js'
+import { activeTraceParent } from '../trace-parent.js'
 import { isUuid } from '../uuid.js'
 import {
   APPROVAL_COLUMNS,
   DECISION_COLUMNS,
-  lockApprovalForDecision,
+  readApprovalForDecision,
 } from './approval-for-decision.js'
 import type { Approval, ApprovalDecisionRow, ApprovalRow } from './approval-rows.js'
 import { approverRefusal } from './approver-rule.js'
 import { type DecisionRecord, decisionRecord } from './decision-record.js'
+import { type DecisionStatements, decisionInTransaction } from './decision-statements.js'
 
 /** What `decideApproval` needs: who decides, with which scopes, and what they decided. */
 export interface DecideApprovalInput {
@@ -63,6 +64,13 @@ export interface DecideApprovalResult {
   didSettle: boolean
   /** True when an idempotency key replayed an earlier identical decision: nothing changed. */
   replayed: boolean
+  /**
+   * Another approval opened with this one (the calls of one agent turn) is still pending: the
+   * run resumes only once none is. For a decision that settled the approval, read under the
+   * run's lock, so of two decisions settling the last two approvals of a turn exactly one sees
+   * none.
+   */
+  pendingSibling: boolean
 }
 
 /**
@@ -73,8 +81,13 @@ export interface DecideApprovalResult {
  * scopes; the run's starter is read here, not trusted from the caller); a given `materialHash`
  * equals the approval's; the input holds no `__` key and satisfies the step's schema. Then the
  * decision is inserted, and one rejection or `required` approvals from distinct subjects settle
- * it with a compare-and-set on its status, so concurrent deciders settle it once
- * (approvals.int.test.ts).
+ * it, so concurrent deciders settle it once (approvals.int.test.ts).
+ *
+ * The checks run on a read without locks; the write (weave_decide_approval) takes the run's and
+ * the approval's locks and records the decision only if the approval is still as read. When it
+ * is not (another decision landed, or it settled or expired), the decision is read and checked
+ * again: each retry follows a change that brings the approval closer to settled, so they end.
+ * `statements` is a tenant's transaction (TenantTx) or a DecisionStatements (decisionOnPool).
  * @throws NotFoundError `approval-not-found`.
  * @throws DecisionConflictError `approval-settled`, `approval-expired`, `already-decided` or
  *   `material-mismatch`; IdempotencyConflictError for a key reused with another body.
@@ -82,13 +95,32 @@ export interface DecideApprovalResult {
  * @throws DecisionInputError `decision-input-invalid`, listing every problem with its path.
  */
 export async function decideApproval(
-  tx: TenantTx,
+  statements: TenantTx | DecisionStatements,
   input: DecideApprovalInput,
   onRecord?: DecisionOnRecord,
 ): Promise<DecideApprovalResult> {
+  const target = 'execute' in statements ? statements : decisionInTransaction(statements)
+  for (let attempt = 1; ; attempt++) {
+    const result = await decideOnce(target, input, onRecord)
+    if (result !== 'changed') return result
+    // Unreachable unless the write's check and the read disagree for good: a bug, not a race.
+    if (attempt === MAX_ATTEMPTS) {
+      throw new Error(`approval ${input.approvalId}: it changed under ${attempt} decisions`)
+    }
+  }
+}
+
+// Decisions stop once an approval settles, so a decision retries at most about as many times as
+// there are approvers deciding at the same moment.
+const MAX_ATTEMPTS = 100
+
+async function decideOnce(
+  statements: DecisionStatements,
+  input: DecideApprovalInput,
+  onRecord: DecisionOnRecord | undefined,
+): Promise<DecideApprovalResult | 'changed'> {
   const { approvalId, subject } = input
-  // The run's row, then the approval, locked; the earlier decisions read after both locks.
-  const row = isUuid(approvalId) ? await lockApprovalForDecision(tx, approvalId) : null
+  const row = isUuid(approvalId) ? await readApprovalForDecision(statements, approvalId) : null
   if (!row) throw new NotFoundError('approval', approvalId)
   const { approval, earlier } = row
   const own = earlier.find((d) => d.subject === subject)
@@ -105,6 +137,7 @@ export async function decideApproval(
       settled: decisionRecord(replayed),
       didSettle: false,
       replayed: true,
+      pendingSibling: row.pendingSibling,
     }
   }
   if (approval.status !== 'pending') {
@@ -139,8 +172,9 @@ export async function decideApproval(
     earlier.filter((d) => d.decision === 'approve').length + (input.decision === 'approve' ? 1 : 0)
   const status =
     input.decision === 'reject' ? 'rejected' : approves >= approval.required ? 'approved' : null
-  const { recorded, settledRow } = await insertDecision(tx, {
+  const written = await writeDecision(statements, {
     approvalId,
+    decisionsRead: earlier.length,
     subject,
     decision: input.decision,
     comment: input.comment ?? null,
@@ -150,6 +184,9 @@ export async function decideApproval(
     settleAs: status,
     record: onRecord ? recordOf(approval, input, status, onRecord) : null,
   })
+  if (written === 'missing') throw new NotFoundError('approval', approvalId)
+  if (written === 'changed') return 'changed'
+  const { recorded, settledRow, pendingSibling } = written
   const decisions = inDecisionOrder([...earlier, recorded])
   if (status === null) {
     return {
@@ -158,19 +195,19 @@ export async function decideApproval(
       settled: null,
       didSettle: false,
       replayed: false,
+      pendingSibling,
     }
   }
-  // The row lock above makes this compare-and-set succeed; it guards a path that skipped it.
-  if (!settledRow) throw new DecisionConflictError('approval-settled', 'approval already settled')
-  // The decisions as withDecisions would read them again: no other transaction can add one to
-  // this approval while its row is locked (the insert's foreign key check waits for the lock).
-  const settledApproval: Approval = { ...settledRow, decisions }
+  // The decisions as withDecisions would read them again: the write checked, under the
+  // approval's lock, that no other decision had been added since the read.
+  const settledApproval: Approval = { ...settledRow!, decisions }
   return {
     approval: settledApproval,
     decision: recorded,
     settled: decisionRecord(settledApproval),
     didSettle: true,
     replayed: false,
+    pendingSibling,
   }
 }
 
@@ -243,16 +280,19 @@ function recordOf(
 }
 
 /**
- * Inserts the decision and, when it settles the approval (`settleAs`), moves the approval from
- * pending to that status, in one statement: the compare-and-set's row is null when the approval
- * was no longer pending (or `settleAs` is null). With `record`, the same statement appends the
- * decision's run event and its pending audit event (chained after the commit). Every write rolls
- * back with the transaction.
+ * Records the decision in one statement (weave_decide_approval, migration 0042), under the run's
+ * and the approval's locks, if the approval is still pending, not expired and has the
+ * `decisionsRead` decisions it had when read; else writes nothing (`changed`). When `settleAs` is
+ * given it settles the approval too. With `record`, the same statement appends the decision's
+ * run event and its pending audit event (chained after the commit). The active span's
+ * traceparent is set first, as withTenant sets it: a webhook delivery the event makes continues
+ * the request's trace.
  */
-async function insertDecision(
-  tx: TenantTx,
+async function writeDecision(
+  statements: DecisionStatements,
   d: {
     approvalId: string
+    decisionsRead: number
     subject: string
     decision: Decision
     comment: string | null
@@ -262,38 +302,41 @@ async function insertDecision(
     settleAs: 'approved' | 'rejected' | null
     record: DecisionRecordWrites | null
   },
-): Promise<{ recorded: ApprovalDecisionRow; settledRow: ApprovalRow | null }> {
-  const input = d.input === null ? null : JSON.stringify(d.input)
+): Promise<
+  | 'changed'
+  | 'missing'
+  | { recorded: ApprovalDecisionRow; settledRow: ApprovalRow | null; pendingSibling: boolean }
+> {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
   const { record } = d
-  // The audit row's insert modifies data, so it runs unread; the event's call is read below.
-  const onRecord = record
-    ? sql`, audit as (${pendingAuditInsert(tx.tenant, record.audit).insert} returning 1),
-        event as (select e.seq from ${runEventAppendCall(tx, record.runId, 'approval.decided', record.event)} e)`
-    : sql``
-  const { rows } = await tx.db.execute<{ decision: Record<string, unknown>; settled: unknown }>(
-    sql`with decision as (
-        insert into approval_decisions (tenant_id, approval_id, subject, decision, comment, input,
-          idempotency_key, request_hash)
-        values (${tx.tenant}, ${d.approvalId}::uuid, ${d.subject}, ${d.decision}, ${d.comment},
-          ${input}::jsonb, ${d.idempotencyKey}, ${d.requestHash})
-        returning *
-      ), settled as (
-        update approvals set status = ${d.settleAs}::text, settled_at = now()
-        where tenant_id = ${tx.tenant} and id = ${d.approvalId}::uuid
-          and ${rowCheck(sql`status = 'pending'`)} and ${d.settleAs}::text is not null
-        returning *
-      )${onRecord}
-      select (select row_to_json(x) from decision x) as decision,
-        (select row_to_json(x) from settled x) as settled
-        ${record ? sql`, (select seq from event) as event_seq` : sql``}`,
+  const event = record ? runEventData('approval.decided', record.event) : null
+  const audit = record ? pendingAuditRow(statements.tenant, record.audit) : null
+  const [row] = await statements.execute<{ result: DecisionWrite }>(
+    sql`with trace as materialized (
+          select set_config(${TRACE_PARENT_SETTING}, ${activeTraceParent() ?? ''}, true))
+        select weave_decide_approval(${statements.tenant}, ${d.approvalId}::uuid,
+          ${d.decisionsRead}::int, ${d.subject}, ${d.decision}, ${d.comment},
+          ${json(d.input)}::jsonb, ${d.idempotencyKey}, ${d.requestHash}, ${d.settleAs}::text,
+          ${json(event)}::jsonb, ${json(audit)}::jsonb) as result
+        from trace`,
   )
-  if (record) chainAuditAfterCommit(tx)
-  const row = rows[0]!
+  const result = row!.result
+  if (result.outcome !== 'recorded') return result.outcome
+  if (audit) statements.chainAuditAfterCommit()
   return {
-    recorded: tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, row.decision),
+    recorded: tableRow<ApprovalDecisionRow>(DECISION_COLUMNS, result.decision),
     settledRow:
-      row.settled === null
-        ? null
-        : tableRow<ApprovalRow>(APPROVAL_COLUMNS, row.settled as Record<string, unknown>),
+      result.settled === null ? null : tableRow<ApprovalRow>(APPROVAL_COLUMNS, result.settled),
+    pendingSibling: result.has_pending_sibling,
   }
 }
+
+/** What weave_decide_approval returns. */
+type DecisionWrite =
+  | { outcome: 'changed' | 'missing' }
+  | {
+      outcome: 'recorded'
+      decision: Record<string, unknown>
+      settled: Record<string, unknown> | null
+      has_pending_sibling: boolean
+    }
