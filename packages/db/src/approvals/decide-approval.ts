@@ -110,9 +110,10 @@ export async function decideApproval(
   }
 }
 
-// Decisions stop once an approval settles, so a decision retries at most about as many times as
-// there are approvers deciding at the same moment.
-const MAX_ATTEMPTS = 100
+// A retry follows a new decision on the approval or its one change of status, and an approval
+// settles after at most 100 decisions (a step's `required` is at most 100): past this bound the
+// write's check and the read disagree for good.
+const MAX_ATTEMPTS = 200
 
 async function decideOnce(
   statements: DecisionStatements,
