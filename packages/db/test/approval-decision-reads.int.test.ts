@@ -62,6 +62,61 @@ async function countedDecide(
   }
 }
 
+function decideOnPool(tenant: string, approvalId: string, subject: string) {
+  return lifecycle.decide(tenant, {
+    approvalId,
+    subject,
+    subjectScopes: [],
+    decision: 'approve',
+    context: {},
+  })
+}
+
+/**
+ * Holds the run's row lock until `meanwhile` ran in the holder's transaction and committed,
+ * while alice's decision (on the pool) waits for it in its write, after its read.
+ */
+async function decideAcross(
+  tenant: string,
+  meanwhile: (
+    holder: pg.PoolClient,
+    ids: { approvalId: string; runId: string },
+    probe: pg.PoolClient,
+  ) => Promise<void>,
+  options: Partial<OpenApprovalInput> = {},
+) {
+  const ids = await open(tenant, options)
+  const holder = await t.owner.connect()
+  const probe = await t.owner.connect()
+  try {
+    await holder.query('begin')
+    await holder.query('select 1 from runs where id = $1 for no key update', [ids.runId])
+    const decision = decideOnPool(tenant, ids.approvalId, 'alice')
+    decision.catch(() => undefined)
+    // Wait until the decision's write waits for a lock (the run row's holder).
+    for (let waiting = false; !waiting;) {
+      const { rows } = await probe.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where datname = current_database() and wait_event_type = 'Lock'
+           and query like '%weave_decide_approval%'`,
+      )
+      waiting = rows[0]!.n === 1
+    }
+    await meanwhile(holder, ids, probe)
+    await holder.query('commit')
+    const outcome = await decision.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    )
+    const stored = await withTenant(t.app, tenant, (tx) => getApproval(tx, ids.approvalId))
+    return { outcome, stored: stored! }
+  } finally {
+    await holder.query('rollback').catch(() => undefined)
+    holder.release()
+    probe.release()
+  }
+}
+
 describe('a decision', () => {
   it('is two statements and the chain call of its audit event, whether it settles the approval or not', async () => {
     // The read with the earlier decisions; the write that locks the run and the approval, checks
@@ -138,29 +193,7 @@ describe('a decision', () => {
 
   it('locks the run row before the approval', async () => {
     const tenant = randomTenant()
-    const { approvalId, runId } = await open(tenant)
-    const holder = await t.owner.connect()
-    const probe = await t.owner.connect()
-    try {
-      await holder.query('begin')
-      await holder.query('select 1 from runs where id = $1 for no key update', [runId])
-      const decision = lifecycle.decide(tenant, {
-        approvalId,
-        subject: 'alice',
-        subjectScopes: [],
-        decision: 'approve',
-        context: {},
-      })
-      decision.catch(() => undefined)
-      // Wait until the decision's statement waits for a lock (the run row's holder).
-      for (let waiting = false; !waiting;) {
-        const { rows } = await probe.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock'
-             and query like '%weave_decide_approval%'`,
-        )
-        waiting = rows[0]!.n === 1
-      }
+    const { outcome } = await decideAcross(tenant, async (_holder, { approvalId }, probe) => {
       // The waiting decision holds no lock on the approval: another transaction takes it at once.
       await probe.query('begin')
       const { rowCount } = await probe.query(
@@ -169,27 +202,12 @@ describe('a decision', () => {
       )
       expect(rowCount).toBe(1)
       await probe.query('rollback')
-      await holder.query('rollback')
-      expect(await decision).toMatchObject({ didSettle: true })
-    } finally {
-      await holder.query('rollback').catch(() => undefined)
-      holder.release()
-      probe.release()
-    }
+    })
+    expect(outcome).toMatchObject({ value: { didSettle: true } })
   })
 })
 
 describe('a decision on the pool, read then written', () => {
-  function decideOnPool(tenant: string, approvalId: string, subject: string) {
-    return lifecycle.decide(tenant, {
-      approvalId,
-      subject,
-      subjectScopes: [],
-      decision: 'approve',
-      context: {},
-    })
-  }
-
   it('settles an approval once among concurrent deciders, with exactly its quorum recorded', async () => {
     const tenant = randomTenant()
     for (const required of [1, 3]) {
@@ -213,46 +231,6 @@ describe('a decision on the pool, read then written', () => {
       expect(resumes).toHaveLength(1)
     }
   })
-
-  /**
-   * Holds the run's row lock until `meanwhile` ran in the holder's transaction and committed,
-   * while alice's decision waits for it in its write, after its read.
-   */
-  async function decideAcross(
-    tenant: string,
-    meanwhile: (holder: pg.PoolClient, ids: { approvalId: string; runId: string }) => Promise<void>,
-    options: Partial<OpenApprovalInput> = {},
-  ) {
-    const ids = await open(tenant, options)
-    const holder = await t.owner.connect()
-    const probe = await t.owner.connect()
-    try {
-      await holder.query('begin')
-      await holder.query('select 1 from runs where id = $1 for no key update', [ids.runId])
-      const decision = decideOnPool(tenant, ids.approvalId, 'alice')
-      decision.catch(() => undefined)
-      for (let waiting = false; !waiting;) {
-        const { rows } = await probe.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-           where datname = current_database() and wait_event_type = 'Lock'
-             and query like '%weave_decide_approval%'`,
-        )
-        waiting = rows[0]!.n === 1
-      }
-      await meanwhile(holder, ids)
-      await holder.query('commit')
-      const outcome = await decision.then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      )
-      const stored = await withTenant(t.app, tenant, (tx) => getApproval(tx, ids.approvalId))
-      return { outcome, stored: stored! }
-    } finally {
-      await holder.query('rollback').catch(() => undefined)
-      holder.release()
-      probe.release()
-    }
-  }
 
   it('reads and checks again when a decision lands between its read and its write', async () => {
     const tenant = randomTenant()
