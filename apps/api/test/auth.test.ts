@@ -131,6 +131,15 @@ describe('the JWT verifier with an HS256 secret', () => {
     }
   })
 
+  it("refuses a subject Postgres could not store as an audit event's actor", async () => {
+    for (const sub of ['', 'x'.repeat(1000), 'bob\u0000', 'bob\ud800', '\udc00bob', 42]) {
+      const error = await rejection(verifier.verify(await sign(claims({ sub: sub as string }))))
+      expect(error.message).toBe('The token\'s "sub" claim is not a valid subject.')
+    }
+    const principal = await verifier.verify(await sign(claims({ sub: 'zoë 😀' })))
+    expect(principal.subject).toBe('zoë 😀')
+  })
+
   it('reads the tenant from the configured claim', async () => {
     const custom = createJwtVerifier(testConfig({ WEAVE_JWT_TENANT_CLAIM: 'org' }).jwt)
     const principal = await custom.verify(await sign(claims({ tid: undefined, org: 'globex' })))

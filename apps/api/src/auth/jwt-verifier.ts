@@ -3,6 +3,7 @@ import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose'
 import type { Logger } from 'pino'
 import type { JwtConfig } from '../config.js'
 import { AppError, ServiceUnavailableError, UnauthorizedError } from '../http/app-errors.js'
+import { textProblem } from '../schemas/storable-json.js'
 import { TenantId, type Principal } from './principal.js'
 import { createRemoteKeySet, type RemoteKeySetOptions } from './remote-key-set.js'
 import { VerifiedTokens } from './verified-tokens.js'
@@ -90,7 +91,13 @@ function principalFrom(payload: JWTPayload, tenantClaim: string): Principal {
     throw new UnauthorizedError(`The token's "${tenantClaim}" claim is not a valid tenant id.`)
   }
   const subject = payload.sub
-  if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_LENGTH) {
+  // The subject is stored as the actor of audit events and decisions: Postgres must take it.
+  if (
+    typeof subject !== 'string' ||
+    subject === '' ||
+    subject.length > MAX_SUBJECT_LENGTH ||
+    textProblem(subject) !== undefined
+  ) {
     throw new UnauthorizedError('The token\'s "sub" claim is not a valid subject.')
   }
   const principal: Principal = { tenant: tenant.data, subject, scopes: scopesFrom(payload.scope) }
