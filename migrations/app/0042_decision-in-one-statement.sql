@@ -45,8 +45,11 @@ $$;
 -- columns of audit_pending) are written with it, each when given. Each statement here takes its
 -- own snapshot after the locks, so the pending siblings it reports (the run resumes once none is
 -- left) are those no other decision can change before this one commits: of two decisions
--- settling the last two approvals of a turn, exactly one sees none. Sets the tenant for
--- row-level security itself and runs as the caller, as the read does. Returns
+-- settling the last two approvals of a turn, exactly one sees none. The decision's `at` and
+-- the approval's `settled_at` are `now()`: the start of the transaction that records them, this
+-- statement's own when it runs alone (a decision with a bearer token), an approval link's when it
+-- runs in that transaction. Sets the tenant for row-level security itself and runs as the caller,
+-- as the read does. Returns
 -- {outcome: 'recorded', decision, settled (null unless settled now), has_pending_sibling} or
 -- {outcome: 'changed'}; `missing` when the approval is gone.
 CREATE FUNCTION weave_decide_approval(
@@ -64,7 +67,7 @@ BEGIN
   PERFORM set_config('weave.tenant', p_tenant, true);
   SELECT r.id INTO v_run_id
   FROM runs r JOIN approvals a ON a.run_id = r.id
-  WHERE a.tenant_id = p_tenant AND a.id = p_approval
+  WHERE a.tenant_id = p_tenant AND a.id = p_approval AND r.tenant_id = p_tenant
   FOR NO KEY UPDATE OF r;
   IF NOT FOUND THEN
     RETURN json_build_object('outcome', 'missing');

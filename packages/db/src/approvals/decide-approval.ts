@@ -245,7 +245,7 @@ export function decisionInputProblems(
   return problems
 }
 
-/** A decision's run event and audit event, as {@link insertDecision} appends them. */
+/** A decision's run event and audit event, as {@link writeDecision} appends them. */
 interface DecisionRecordWrites {
   runId: string
   event: RunEventData<'approval.decided'>
