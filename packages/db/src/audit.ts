@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Json } from '@weave/kernel'
 import { type SQL, and, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import { type AuditEvent, auditHash, auditHashedJson, toAuditEvent } from './audit-chain.js'
@@ -137,7 +137,8 @@ export interface UnchainedAudit {
 export function unchainedAudit(tenant: string, input: AuditInput): UnchainedAudit {
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
-  const marker = randomBytes(16).toString('hex')
+  // randomUUID draws from Node's cached entropy; randomBytes would ask the OS on every change.
+  const marker = randomUUID()
   const seqMarker = `seq-${marker}`
   const prevMarker = `prev-${marker}`
   const unhashed: Omit<AuditEvent, 'hash'> = {
