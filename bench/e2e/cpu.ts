@@ -64,10 +64,18 @@ export async function cpuSnapshot(o: CpuSources): Promise<CpuSnapshot> {
   }
 }
 
-/** CPU used from `before` to `after`; a backend that connected in between counts from zero. */
-export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
+/**
+ * CPU used from `before` to `after`; a backend that connected in between counts from zero.
+ * `ignoredBackends` are the benchmark's own connections to the database (its probes).
+ */
+export function cpuBetween(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+  ignoredBackends: ReadonlySet<number> = new Set(),
+): CpuUse {
   let postgres = 0
   for (const [pid, ms] of after.postgres) {
+    if (ignoredBackends.has(pid)) continue
     const start = before.postgres.get(pid) ?? 0
     if (Number.isFinite(ms) && Number.isFinite(start)) postgres += ms - start
   }

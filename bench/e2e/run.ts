@@ -16,6 +16,7 @@ import {
   scenarioApproval,
   type ApprovalResult,
 } from './scenario-approval.js'
+import { scenarioRequestKinds } from './scenario-request-kinds.js'
 import { scenarioThroughput, type Target, type ThroughputResult } from './scenario-throughput.js'
 import { parseArgs, type Settings } from './settings.js'
 import { JWT_ISSUER, JWT_SECRET, startWeave, type BenchWeave } from './weave-processes.js'
@@ -65,6 +66,7 @@ function settingsLines(s: Settings, weave: BenchWeave, floor: BenchFloor, pg: st
     `- workload: ${JSON.stringify(runInput()).length} bytes of JSON input; every \`set\` step adds one small field; history of checkpoints: Weave's default (all)`,
     `- scenario 1: warm-up ${s.warmupMs / 1000} s with ${s.clients} clients per system (discarded) and an \`ANALYZE\` of its database, then ${s.rounds} round(s), each: ${s.throughputMs / 1000} s with ${s.clients} clients and ${s.singleMs / 1000} s with 1, the systems alternating phase by phase (order rotated each round); completion seen by polling \`GET /v1/runs/{id}\` every ${s.pollMs} ms`,
     `- scenario 2, Weave then the floor: ${s.approvalSerialRuns + s.approvalRuns} runs started ${s.approvalConcurrency} at once until each waits; ${s.approvalSerialRuns} decided one at a time, then ${s.approvalRuns} decided ${s.approvalConcurrency} at once; completion polled every ${s.pollMs} ms`,
+    `- scenario 3: ${s.rounds} round(s), the systems in turns (order rotated each round), each: ${s.clients} clients sending GETs of one completed run for ${s.kindGetMs / 1000} s, then starts for ${s.kindStartMs / 1000} s whose runs are waited for without polls`,
   ]
 }
 
@@ -209,6 +211,7 @@ async function main(): Promise<void> {
           log(`approval: ${t.label}`)
           approvals.push({ label: t.label, result: await scenarioApproval(t.ctx, t.hasEvents) })
         }
+        const requestKinds = await scenarioRequestKinds(targets, settings, log)
         const trips: Figures['trips'] = []
         for (const [t, database] of [
           [targets[0]!, weave.database],
@@ -226,6 +229,7 @@ async function main(): Promise<void> {
           goalsSection(figures, settings),
           throughput.section,
           approvalSection(approvals, settings),
+          requestKinds,
           [
             '### SQL round trips',
             '',

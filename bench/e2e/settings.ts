@@ -22,6 +22,10 @@ export interface Settings {
   pollMs: number
   /** Rounds of the throughput phases; each round runs every target's phases, interleaved. */
   rounds: number
+  /** Scenario 3: GETs of a completed run sent for this long per round, in milliseconds. */
+  kindGetMs: number
+  /** Scenario 3: starts sent for this long per round (their runs then complete), in ms. */
+  kindStartMs: number
   /** When set, Weave's and the floor's processes write V8 CPU profiles into this directory. */
   cpuProfileDir?: string
   quick: boolean
@@ -55,6 +59,8 @@ export function parseArgs(argv: readonly string[]): Settings {
         approvalConcurrency: 16,
         pollMs: 10,
         rounds: 1,
+        kindGetMs: 2000,
+        kindStartMs: 1500,
         quick,
       }
     : {
@@ -69,6 +75,8 @@ export function parseArgs(argv: readonly string[]): Settings {
         approvalConcurrency: 16,
         pollMs: 10,
         rounds: 2,
+        kindGetMs: 5000,
+        kindStartMs: 3000,
         quick,
       }
   for (let i = 0; i < argv.length; i++) {
