@@ -137,7 +137,8 @@ export interface UnchainedAudit {
 export function unchainedAudit(tenant: string, input: AuditInput): UnchainedAudit {
   // A JSON round trip stores and hashes the same value jsonb will hand back.
   const details = JSON.parse(JSON.stringify(input.details ?? {})) as Json
-  // randomUUID draws from Node's cached entropy; randomBytes would ask the OS on every change.
+  // randomUUID serves from random data Node generates ahead for 128 UUIDs at a time;
+  // randomBytes would call into the CSPRNG on every audited change.
   const marker = randomUUID()
   const seqMarker = `seq-${marker}`
   const prevMarker = `prev-${marker}`
