@@ -22,8 +22,8 @@ export interface RoundTrips {
 
 const RUNS = 5
 const GETS = 20
-// A maintenance sweep (the reconciler's, every 30 s) that fires during one window of GETs would
-// be counted as theirs; the median of three windows leaves it out.
+// Background work (a maintenance sweep such as the reconciler's, every 30 s) that fires during
+// one window of GETs would be counted as theirs; the median of three windows leaves it out.
 const GET_WINDOWS = 3
 // The benchmark's own probe of a run's status, left out of the counts by this column alias
 // (pg_stat_statements keeps names and replaces constants).
