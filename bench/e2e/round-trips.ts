@@ -8,11 +8,11 @@ import { LINEAR_GRAPH, runInput } from './workload.js'
 /** Top-level statements (BEGIN and COMMIT included) one operation sent to Postgres. */
 export interface RoundTrips {
   /**
-   * Per run started over the API and completed (its polling GETs excluded): of `RUN_WINDOWS`
+   * Per run started over the API and completed (its polling GETs excluded): of `WINDOWS`
    * windows of `RUNS` runs each, the one with the median count.
    */
   perRun: number
-  /** Per `GET /v1/runs/{id}`: the median of `GET_WINDOWS` windows of `GETS` GETs each. */
+  /** Per `GET /v1/runs/{id}`: the median of `WINDOWS` windows of `GETS` GETs each. */
   perGet: number
   /**
    * Taken off `perRun`: statements that were also sent while nothing ran, over as long a window
@@ -28,8 +28,7 @@ const GETS = 20
 // Background work (a maintenance sweep such as the reconciler's, every 30 s) that fires during
 // one window of runs or of GETs would be counted as theirs; the median of three windows of each
 // leaves it out, as the windows together last far less than the sweep's period.
-const RUN_WINDOWS = 3
-const GET_WINDOWS = 3
+const WINDOWS = 3
 // The benchmark's own probe of a run's status, left out of the counts by this column alias
 // (pg_stat_statements keeps names and replaces constants).
 const PROBE = 'bench_e2e_probe'
@@ -37,7 +36,7 @@ const PROBE = 'bench_e2e_probe'
 /**
  * Counts with pg_stat_statements (top-level statements per database) what `RUNS` runs of the
  * linear graph cost, one at a time, each started with `POST /v1/runs` and seen completed by a
- * probe of the runs table (not by GETs, which are counted on their own), in `RUN_WINDOWS`
+ * probe of the runs table (not by GETs, which are counted on their own), in `WINDOWS`
  * windows, and keeps the window with the median count. Statements sent while no run is in
  * flight, over a window as long, are counted too and subtracted statement by statement: a
  * statement only the quiet window sent (a maintenance job that happened to fire then) takes
@@ -91,7 +90,7 @@ export async function countRoundTrips(
     await api.call('GET', `/v1/runs/${warm}`, 200)
 
     const runWindows: { calls: Map<string, number>; ms: number }[] = []
-    for (let w = 0; w < RUN_WINDOWS; w++) {
+    for (let w = 0; w < WINDOWS; w++) {
       await reset()
       const began = performance.now()
       for (let i = 0; i < RUNS; i++) await waitCompleted(await start())
@@ -100,14 +99,14 @@ export async function countRoundTrips(
       runWindows.push({ calls: await read(), ms: performance.now() - began })
     }
     runWindows.sort((a, b) => total(a.calls) - total(b.calls))
-    const { calls: runCalls, ms: windowMs } = runWindows[Math.floor(RUN_WINDOWS / 2)]!
+    const { calls: runCalls, ms: windowMs } = runWindows[Math.floor(WINDOWS / 2)]!
 
     await reset()
     await new Promise((r) => setTimeout(r, windowMs))
     const idle = await read()
 
     const getCalls: number[] = []
-    for (let w = 0; w < GET_WINDOWS; w++) {
+    for (let w = 0; w < WINDOWS; w++) {
       await reset()
       for (let i = 0; i < GETS; i++) await api.call('GET', `/v1/runs/${warm}`, 200)
       getCalls.push(total(await read()))
@@ -132,7 +131,7 @@ export async function countRoundTrips(
 /** The statements of one run, for the report: calls per run and the statement's start. */
 export function statementTable(label: string, r: RoundTrips, limit = 25): string {
   return [
-    `${label}: statements per run (pg_stat_statements, top level, the median of ${RUN_WINDOWS} windows of ${RUNS} runs one at a time; background not subtracted here):`,
+    `${label}: statements per run (pg_stat_statements, top level, the median of ${WINDOWS} windows of ${RUNS} runs one at a time; background not subtracted here):`,
     '',
     mdTable(
       ['calls per run', 'statement'],
