@@ -183,11 +183,23 @@ export async function sendStepWrites(
 }
 
 /**
- * True when weave_save_steps can carry the write: its keys are its latest key, then at most one
- * history key.
+ * The largest checkpoint, in characters of its JSON text, that may share a statement: sharing
+ * saves a statement's fixed cost, which a larger write's own work dwarfs, and keeps a shared
+ * statement's size bounded (the state limit allows megabytes a write).
+ */
+export const MAX_SHARED_CHECKPOINT_CHARS = 64 * 1024
+
+/**
+ * True when the write may share a statement (weave_save_steps): its keys are its latest key,
+ * then at most one history key, and its checkpoint is small.
  */
 export function fitsStepWrites(c: StepCheckpoint): boolean {
-  return c.keys.length >= 1 && c.keys.length <= 2 && c.keys[0] === c.latestKey
+  return (
+    c.keys.length >= 1 &&
+    c.keys.length <= 2 &&
+    c.keys[0] === c.latestKey &&
+    c.value.length <= MAX_SHARED_CHECKPOINT_CHARS
+  )
 }
 
 /** Runs a weave_save_step statement, turning the fence's refusals into StepRefusedError. */

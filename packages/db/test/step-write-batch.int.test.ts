@@ -11,6 +11,7 @@ import {
   type Database,
   type StepCheckpoint,
 } from '@weave/db'
+import { MAX_SHARED_CHECKPOINT_CHARS } from '../src/step-write-statements.js'
 import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
 
 // Step writes of different runs that are due while others are in flight share one statement
@@ -202,6 +203,25 @@ describe('step writes due at once', () => {
 
     expect(sharedStatements()).toBe(1)
     expect(saved).toEqual(runs.map((r) => ({ cancelRequested: r === cancelled })))
+  })
+
+  it('send a large checkpoint as its own statement, also while others are in flight', async () => {
+    const runs = await Promise.all(Array.from({ length: WRITES }, () => claimedRun()))
+    const large = runs[WRITES - 1]!
+    const value = JSON.stringify({ seq: 1, text: 'x'.repeat(MAX_SHARED_CHECKPOINT_CHARS) })
+
+    await Promise.all(
+      runs.map((r) =>
+        saveStepCheckpoint(database, r === large ? { ...stepWrite(r, 1), value } : stepWrite(r, 1)),
+      ),
+    )
+
+    // Two writes went at once, five waited and shared one statement, the large one went at once
+    // on its own.
+    expect(sharedStatements()).toBe(1)
+    expect(statements).toHaveLength(4)
+    const { checkpoints } = await written(large.tenant, large.runId)
+    expect(checkpoints.map((c: { value: string }) => c.value)).toEqual([value, value])
   })
 
   it('send a write alone as its own statement, as before', async () => {
