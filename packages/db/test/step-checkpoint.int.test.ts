@@ -12,16 +12,9 @@ import {
   saveStepCheckpoint,
   takeOverRunLease,
   withTenant,
-  type StepCheckpoint,
 } from '@weave/db'
-import {
-  type TestDatabase,
-  createTestDatabase,
-  pgErrorOf,
-  randomTenant,
-  runsUpdatedBy,
-  seedRunIn,
-} from './test-database.js'
+import { type TestDatabase, createTestDatabase, pgErrorOf, runsUpdatedBy } from './test-database.js'
+import { claimedRun as claimedStepRun, STEP_NS, stepWrite } from './step-writes.js'
 
 // A step's checkpoint is one statement (weave_save_step): the fence (the run is running under
 // the claim's token), the run's checkpoint seq moving forward only, the settled approval the step
@@ -31,7 +24,7 @@ import {
 
 let t: TestDatabase
 const secretsKey = randomBytes(32)
-const NS = '0:checkpoint:g'
+const NS = STEP_NS
 
 beforeAll(async () => {
   t = await createTestDatabase('weave_db_step')
@@ -41,43 +34,7 @@ afterAll(async () => {
   await t?.drop()
 })
 
-/** A run of a fresh tenant, claimed by `job-1`, with a webhook subscribed to step.completed. */
-async function claimedRun() {
-  const tenant = randomTenant()
-  const run = await seedRunIn(t.app, tenant)
-  const { webhook } = await withTenant(t.app, tenant, (tx) =>
-    createWebhook(tx, secretsKey, {
-      url: 'https://hooks.test/steps',
-      events: ['step.completed'],
-      createdBy: 'admin',
-    }),
-  )
-  const claimed = await withTenant(t.app, tenant, (tx) => claimRun(tx, run.id, ['queued'], 'job-1'))
-  expect(claimed?.leaseToken).toEqual(expect.any(String))
-  return { tenant, runId: run.id, webhookId: webhook.id, leaseToken: claimed!.leaseToken! }
-}
-
-/** The write of step `a` at `seq` of the root run, latest and history keys. */
-function stepWrite(
-  c: { tenant: string; runId: string; leaseToken: string },
-  seq: number,
-  extra: Partial<StepCheckpoint> = {},
-): StepCheckpoint {
-  return {
-    tenant: c.tenant,
-    runId: c.runId,
-    leaseToken: c.leaseToken,
-    ns: NS,
-    keys: [c.runId, `${c.runId}/${seq}`],
-    value: JSON.stringify({ seq, state: { n: seq } }),
-    latestKey: c.runId,
-    seq,
-    isRoot: true,
-    isFailed: false,
-    event: { step: 'a', seq },
-    ...extra,
-  }
-}
+const claimedRun = () => claimedStepRun(t.app, secretsKey)
 
 /**
  * Everything a step's write could touch, read as the owner (past row-level security): the run's

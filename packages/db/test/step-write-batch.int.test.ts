@@ -2,17 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { context, ROOT_CONTEXT, trace, TraceFlags, type SpanContext } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import {
-  claimRun,
-  createDb,
-  createWebhook,
-  saveStepCheckpoint,
-  withTenant,
-  type Database,
-  type StepCheckpoint,
-} from '@weave/db'
+import { createDb, saveStepCheckpoint, type Database, type StepCheckpoint } from '@weave/db'
 import { MAX_SHARED_CHECKPOINT_CHARS } from '../src/step-write-statements.js'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  claimedRun as claimedStepRun,
+  stepWrite as writeOfStep,
+  type ClaimedRun,
+} from './step-writes.js'
+import { type TestDatabase, createTestDatabase } from './test-database.js'
 
 // Step writes of different runs that are due while others are in flight share one statement
 // (weave_save_steps). Each must land exactly as it would alone: its checkpoint rows, its event
@@ -23,7 +20,6 @@ let t: TestDatabase
 let database: Database
 const statements: string[] = []
 const secretsKey = randomBytes(32)
-const NS = '0:checkpoint:g'
 const WRITES = 8
 
 beforeAll(async () => {
@@ -54,39 +50,11 @@ afterEach(async () => {
   await database.close()
 })
 
-/** A run of a fresh tenant, claimed by `job-1`, with a webhook subscribed to step.completed. */
-async function claimedRun() {
-  const tenant = randomTenant()
-  const run = await seedRunIn(t.app, tenant)
-  await withTenant(t.app, tenant, (tx) =>
-    createWebhook(tx, secretsKey, {
-      url: 'https://hooks.test/steps',
-      events: ['step.completed'],
-      createdBy: 'admin',
-    }),
-  )
-  const claimed = await withTenant(t.app, tenant, (tx) => claimRun(tx, run.id, ['queued'], 'job-1'))
-  return { tenant, runId: run.id, leaseToken: claimed!.leaseToken! }
-}
+const claimedRun = () => claimedStepRun(t.app, secretsKey)
 
-function stepWrite(
-  c: { tenant: string; runId: string; leaseToken: string },
-  seq: number,
-): StepCheckpoint {
-  return {
-    tenant: c.tenant,
-    runId: c.runId,
-    leaseToken: c.leaseToken,
-    ns: NS,
-    keys: [c.runId, `${c.runId}/${seq}`],
-    value: JSON.stringify({ seq, state: { run: c.runId } }),
-    latestKey: c.runId,
-    seq,
-    isRoot: true,
-    isFailed: false,
-    event: { step: 'a', seq },
-  }
-}
+/** The write of step `a` at `seq`, its checkpoint naming its run, so no two runs' are equal. */
+const stepWrite = (c: ClaimedRun, seq: number): StepCheckpoint =>
+  writeOfStep(c, seq, { value: JSON.stringify({ seq, state: { run: c.runId } }) })
 
 function spanContext(): SpanContext {
   return {
