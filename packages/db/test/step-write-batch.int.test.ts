@@ -52,9 +52,15 @@ afterEach(async () => {
 
 const claimedRun = () => claimedStepRun(t.app, secretsKey)
 
-/** The write of step `a` at `seq`, its checkpoint naming its run, so no two runs' are equal. */
+/**
+ * The write of step `a` at `seq`. Its checkpoint names its run, so no two runs' are equal, and
+ * holds what an array literal must escape (quotes, a backslash, braces, a comma).
+ */
 const stepWrite = (c: ClaimedRun, seq: number): StepCheckpoint =>
-  writeOfStep(c, seq, { value: JSON.stringify({ seq, state: { run: c.runId } }) })
+  writeOfStep(c, seq, { value: checkpointOf(c.runId, seq) })
+
+const checkpointOf = (runId: string, seq: number) =>
+  JSON.stringify({ seq, state: { run: runId, note: 'a "b" \\ {c,d} NULL' } })
 
 function spanContext(): SpanContext {
   return {
@@ -105,7 +111,7 @@ describe('step writes due at once', () => {
     expect(statements.length).toBeLessThan(WRITES)
     for (const [i, r] of runs.entries()) {
       const after = await written(r.tenant, r.runId)
-      const value = JSON.stringify({ seq: 1, state: { run: r.runId } })
+      const value = checkpointOf(r.runId, 1)
       const seq = before[i]!.run.event_seq + 1
       expect(after.checkpoints).toEqual([
         { key: r.runId, value },
