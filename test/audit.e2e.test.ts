@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { expectJson, expectPage, isoTime, uuid } from './support/expect-http.js'
 import {
   startWeave,
@@ -323,6 +323,7 @@ describe('the audit log', () => {
     const keys = expectJson(await weave.call('GET', '/v1/audit/keys', { token: reader }), 200)
     const publicKey = (keys.keys as Array<{ publicKey: string }>)[0]!.publicKey
     const dir = mkdtempSync(join(tmpdir(), 'weave-audit-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const verifyExport = async () => {
       const res = await fetch(`${weave.baseUrl}/v1/audit/export`, {
         headers: { authorization: `Bearer ${reader}` },

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { describeAuditPublicKey } from '@weave/db'
 import type { CliIo } from '../src/cli-io.js'
 import { main } from '../src/main.js'
@@ -29,7 +29,9 @@ function keyStartingWithDash(): string {
 
 describe('weave audit verify-export', () => {
   it('takes a public key that starts with a dash as the value of --public-key', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'weave-audit-cli-')), 'export.ndjson')
+    const dir = mkdtempSync(join(tmpdir(), 'weave-audit-cli-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'export.ndjson')
     writeFileSync(file, '')
     const io = captureIo()
     const code = await main(
