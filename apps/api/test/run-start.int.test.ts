@@ -5,6 +5,7 @@ import { AuditPage, AuditVerification } from '../src/schemas/audit.js'
 import { RunView } from '../src/schemas/runs.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_DATABASE_URL } from '../../../test/support/service-urls.js'
+import { recordStatements } from '../../../test/support/statement-recorder.js'
 import { randomTenant } from './support/database.js'
 import { PRICING_SPEC, seedGraph } from './support/fixtures.js'
 import { createHarness, expectJson, expectProblem, type Harness } from './support/harness.js'
@@ -18,17 +19,7 @@ const statements: string[] = []
 beforeAll(async () => {
   h = await createHarness('api_run_start')
   token = await h.token(tenant, 'alice')
-  const recorded = new WeakSet<pg.PoolClient>()
-  h.database.pool.on('acquire', (client) => {
-    if (recorded.has(client)) return
-    recorded.add(client)
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown
-    client.query = ((...args: unknown[]) => {
-      const [first] = args
-      statements.push(typeof first === 'string' ? first : (first as { text: string }).text)
-      return query(...args)
-    }) as typeof client.query
-  })
+  recordStatements(h.database.pool, statements)
 })
 afterAll(async () => h.close())
 

@@ -3,6 +3,7 @@ import { context, ROOT_CONTEXT, trace, TraceFlags, type SpanContext } from '@ope
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createDb, saveStepCheckpoint, type Database, type StepCheckpoint } from '@weave/db'
+import { recordStatements } from '../../../test/support/statement-recorder.js'
 import { MAX_SHARED_CHECKPOINT_CHARS } from '../src/step-write-statements.js'
 import {
   claimedRun as claimedStepRun,
@@ -36,14 +37,7 @@ afterAll(async () => {
 beforeEach(() => {
   statements.length = 0
   database = createDb({ connectionString: t.url, max: WRITES + 2 })
-  database.pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown
-    client.query = ((...args: unknown[]) => {
-      const [config] = args
-      statements.push(typeof config === 'string' ? config : (config as { text: string }).text)
-      return query(...args)
-    }) as typeof client.query
-  })
+  recordStatements(database.pool, statements)
 })
 
 afterEach(async () => {

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { PgStore, migrate } from '@weave/pgstore'
 import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { recordStatements } from '../../../test/support/statement-recorder.js'
 import { storeContract } from '../../../test/support/store-contract.js'
 import { kvTableDdl } from '../src/migrate.js'
 import { kvStatements } from '../src/statements.js'
@@ -41,14 +42,7 @@ async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> 
 function recordingPool(max = 10): { pool: pg.Pool; statements: string[] } {
   const statements: string[] = []
   const recorded = new pg.Pool({ connectionString: db.url, max })
-  recorded.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown
-    client.query = ((...args: unknown[]) => {
-      const [first] = args
-      statements.push(typeof first === 'string' ? first : (first as { text: string }).text)
-      return query(...args)
-    }) as typeof client.query
-  })
+  recordStatements(recorded, statements)
   return { pool: recorded, statements }
 }
 
