@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { RE2JS } from 're2js'
+import { astNodes } from './expression-ast.js'
 import { compileLinearRegExp, linearRegExpError } from './linear-regexp.js'
 
 interface Deadline {
@@ -57,9 +58,6 @@ export class LinearRegexEngine {
   }
 }
 
-/** A node of a parsed JSONata expression, as far as the regex walk needs it. */
-type AstNode = Record<string, unknown>
-
 /**
  * Whether evaluating a parsed expression (`ast` from `jsonata(...).ast()`) can run a regex: it
  * has a regex literal, or it names `$eval`, which parses more expressions as it runs. Only such
@@ -67,16 +65,8 @@ type AstNode = Record<string, unknown>
  * makes Node 20 run a hook at every promise the process creates from then on.
  */
 export function mayRunRegex(ast: unknown): boolean {
-  const seen = new Set<unknown>()
-  const pending: unknown[] = [ast]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue
-    seen.add(node)
-    const { type, value } = node as AstNode
+  for (const { type, value } of astNodes(ast)) {
     if (type === 'regex' || (type === 'variable' && value === 'eval')) return true
-    if (node instanceof RegExp) continue
-    pending.push(...Object.values(node))
   }
   return false
 }
@@ -87,21 +77,12 @@ export function mayRunRegex(ast: unknown): boolean {
  * such a pattern is refused at registration rather than failing its runs.
  */
 export function regexLiteralError(ast: unknown): string | undefined {
-  const seen = new Set<unknown>()
-  const pending: unknown[] = [ast]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue
-    seen.add(node)
-    const { type, value } = node as AstNode
-    if (type === 'regex' && value instanceof RegExp) {
-      const error = linearRegExpError(value.source, value.flags)
-      // JSONata adds the g flag to every literal; the author did not write it.
-      const written = `/${value.source}/${value.flags.replace('g', '')}`
-      if (error !== undefined) return `regular expression ${written}: ${error}`
-    }
-    if (node instanceof RegExp) continue
-    pending.push(...Object.values(node))
+  for (const { type, value } of astNodes(ast)) {
+    if (type !== 'regex' || !(value instanceof RegExp)) continue
+    const error = linearRegExpError(value.source, value.flags)
+    // JSONata adds the g flag to every literal; the author did not write it.
+    const written = `/${value.source}/${value.flags.replace('g', '')}`
+    if (error !== undefined) return `regular expression ${written}: ${error}`
   }
   return undefined
 }

@@ -2,6 +2,7 @@ import jsonata from 'jsonata'
 import type { Json, State } from '@weave/kernel'
 import { ExpressionError, ExpressionSyntaxError, type ExpressionFailure } from './errors.js'
 import { StringLimitError, stringLimitBindings } from './expression-builtins.js'
+import { stateKeysRead } from './expression-reads.js'
 import {
   LinearRegexEngine,
   mayRunRegex,
@@ -138,13 +139,15 @@ export function compileExpression(
     throw new ExpressionSyntaxError(source, describe(err))
   }
   const regexDeadline = mayRunRegex(expr.ast())
+  // Only what the expression can read is copied for it: a run's state may hold large documents.
+  const keysRead = stateKeysRead(expr.ast())
   return {
     source,
     async evaluate(state, step) {
       let raw: unknown
       try {
         const bindings = await stringLimitBindings(maxStringLength)
-        const evaluate = () => expr.evaluate(expressionInput(state), bindings)
+        const evaluate = () => expr.evaluate(expressionInput(state, keysRead), bindings)
         raw = await (regexDeadline ? withRegexDeadline(timeoutMs, evaluate) : evaluate())
       } catch (err) {
         throw new ExpressionError(step, source, failureOf(err), describe(err), { cause: err })

@@ -13,11 +13,16 @@ export function withoutProtocolKeys(state: Readonly<State>): State {
 }
 
 /**
- * A deep, unfrozen copy of `state` without protocol keys: what expressions see.
+ * A deep, unfrozen copy of `state` without protocol keys: what expressions see, limited to the
+ * top-level keys in `keys` when given (those an expression can read, see `stateKeysRead`).
  * A copy because JSONata annotates arrays it walks, which throws on the kernel's frozen state.
  */
-export function expressionInput(state: Readonly<State>): State {
-  return JSON.parse(JSON.stringify(withoutProtocolKeys(state))) as State
+export function expressionInput(state: Readonly<State>, keys?: ReadonlySet<string>): State {
+  const visible: State = {}
+  for (const [k, v] of Object.entries(state)) {
+    if (!isProtocolKey(k) && (keys === undefined || keys.has(k))) visible[k] = v
+  }
+  return JSON.parse(JSON.stringify(visible)) as State
 }
 
 /** JSONata's `$boolean` cast: empty strings, arrays and objects, 0, null and undefined are false. */
