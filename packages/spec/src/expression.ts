@@ -138,9 +138,10 @@ export function compileExpression(
   } catch (err) {
     throw new ExpressionSyntaxError(source, describe(err))
   }
-  const regexDeadline = mayRunRegex(expr.ast())
+  const ast = expr.ast()
+  const regexDeadline = mayRunRegex(ast)
   // Only what the expression can read is copied for it: a run's state may hold large documents.
-  const keysRead = stateKeysRead(expr.ast())
+  const keysRead = stateKeysRead(ast)
   return {
     source,
     async evaluate(state, step) {
