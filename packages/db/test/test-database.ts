@@ -133,13 +133,14 @@ export async function pgErrorOf(
 
 /**
  * Runs `write` on one connection of the test database, as the app role, in a transaction of its
- * own, and counts the row versions it made of `runs`: pg_stat_xact_user_tables counts the open
- * transaction's own updates, before any statistics are flushed.
+ * own, and counts the row versions it made of `runs` and the calls of the runs' row-rules trigger
+ * (weave_run_row_rules): pg_stat_xact_user_tables and pg_stat_get_xact_function_calls count the
+ * open transaction's own, before any statistics are flushed.
  */
 export async function runsUpdatedBy<T>(
   t: TestDatabase,
   write: (database: Pick<Database, 'db' | 'pool'>) => Promise<T>,
-): Promise<{ result: T; updates: number }> {
+): Promise<{ result: T; updates: number; rowRuleChecks: number }> {
   const client = await t.owner.connect()
   const updatesSoFar = async () =>
     Number(
@@ -149,15 +150,26 @@ export async function runsUpdatedBy<T>(
         )
       ).rows[0]!.n,
     )
+  const rowRuleChecksSoFar = async () =>
+    Number(
+      (
+        await client.query<{ n: string | null }>(
+          `select pg_stat_get_xact_function_calls('weave_run_row_rules'::regproc) as n`,
+        )
+      ).rows[0]!.n ?? 0,
+    )
   try {
     await client.query('begin')
+    await client.query(`set local track_functions = 'pl'`)
+    const checksBefore = await rowRuleChecksSoFar()
     await client.query('set local role weave_app')
     const before = await updatesSoFar()
     // The writes under test send their statements on `pool` only.
     const result = await write({ pool: client } as unknown as Pick<Database, 'db' | 'pool'>)
     const updates = (await updatesSoFar()) - before
+    const rowRuleChecks = (await rowRuleChecksSoFar()) - checksBefore
     await client.query('commit')
-    return { result, updates }
+    return { result, updates, rowRuleChecks }
   } catch (err) {
     await client.query('rollback')
     throw err

@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm'
 import {
   type AnyPgColumn,
   boolean,
-  check,
   foreignKey,
   index,
   integer,
@@ -37,6 +36,7 @@ export const runs = pgTable(
     tenantId: text('tenant_id').notNull(),
     graphName: text('graph_name').notNull(),
     graphVersion: integer('graph_version').notNull(),
+    // One of RUN_STATUSES: the trigger runs_row_rules refuses any other (migration 0045).
     status: text('status', { enum: RUN_STATUSES }).notNull().default('queued'),
     stopReason: text('stop_reason'),
     lastStep: text('last_step'),
@@ -77,7 +77,9 @@ export const runs = pgTable(
     scheduleId: uuid('schedule_id'),
     // A plain run's concurrency key (concurrency-keys.ts): at most `concurrency_limit` runs of the key
     // hold a slot at once per tenant; the others wait `held`, in `concurrency_seq` order, and the
-    // run that ends admits the next (weave_admit_concurrency_runs).
+    // run that ends admits the next (weave_admit_concurrency_runs). The key, the limit (at least 1)
+    // and the seq are all set or all null, and a run with a key has no thread: the trigger
+    // runs_row_rules refuses any other combination (migration 0045).
     concurrencyKey: text('concurrency_key'),
     concurrencyLimit: integer('concurrency_limit'),
     // The run's place among all runs of its key, taken under the key's lock: the line's order.
@@ -90,7 +92,7 @@ export const runs = pgTable(
     retainedSeq: integer('retained_seq'),
     // True while the run is finished and retention has not applied its policy since its last
     // checkpoint: set when the run's status becomes terminal, cleared by retention
-    // (weave_mark_retention_due, migration 0033). The pending index keys on it rather than on
+    // (weave_run_row_rules, migration 0045). The pending index keys on it rather than on
     // checkpoint_seq, which each step moves: a column an index names or filters on makes every
     // update of it write all of the table's indexes (no HOT update).
     retentionDue: boolean('retention_due').notNull().default(false),
@@ -103,10 +105,6 @@ export const runs = pgTable(
       columns: [t.tenantId, t.graphName, t.graphVersion],
       foreignColumns: [graphVersions.tenantId, graphVersions.graphName, graphVersions.version],
     }),
-    check(
-      'runs_status_check',
-      sql.raw(`status in (${RUN_STATUSES.map((s) => `'${s}'`).join(', ')})`),
-    ),
     uniqueIndex('runs_tenant_idempotency_key')
       .on(t.tenantId, t.idempotencyKey)
       .where(sql`idempotency_key is not null`),
@@ -131,13 +129,6 @@ export const runs = pgTable(
       .where(
         sql`thread_id is not null and not held and status in ('queued', 'running', 'waiting')`,
       ),
-    check(
-      'runs_concurrency_check',
-      sql`(concurrency_key is null) = (concurrency_limit is null)
-        and (concurrency_key is null) = (concurrency_seq is null)
-        and (concurrency_limit is null or concurrency_limit >= 1)
-        and (concurrency_key is null or thread_id is null)`,
-    ),
     uniqueIndex('runs_concurrency_seq')
       .on(t.tenantId, t.concurrencyKey, t.concurrencySeq)
       .where(sql`concurrency_key is not null`),
