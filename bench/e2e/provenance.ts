@@ -6,8 +6,13 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-// Everything `weave api` and `weave worker` run: the apps and the packages under them.
-const MEASURED = ['apps/api/src', 'apps/worker/src', 'apps/cli/src', 'packages']
+// Everything `weave api` and `weave worker` run: the apps, the packages under them, and the
+// migrations that define the Postgres functions every request and step calls.
+const MEASURED = ['apps/api/src', 'apps/worker/src', 'apps/cli/src', 'packages', 'migrations/app']
+
+function isSource(name: string): boolean {
+  return (name.endsWith('.ts') && !name.endsWith('.test.ts')) || name.endsWith('.sql')
+}
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true })
@@ -16,7 +21,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
     if (entry.name === 'node_modules' || entry.name === 'test') continue
     const path = join(dir, entry.name)
     if (entry.isDirectory()) files.push(...(await sourceFiles(path)))
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) files.push(path)
+    else if (isSource(entry.name)) files.push(path)
   }
   return files
 }
@@ -42,5 +47,5 @@ export async function provenance(): Promise<string> {
   }
   const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit'
   const dirty = git('status', '--porcelain', '--', ...MEASURED) !== ''
-  return `apps (api, worker, cli) and packages at ${commit}${dirty ? ' with uncommitted changes' : ''} (sources sha256 ${hash.digest('hex').slice(0, 12)}, ${files.length} files)`
+  return `apps (api, worker, cli), packages and migrations at ${commit}${dirty ? ' with uncommitted changes' : ''} (sources sha256 ${hash.digest('hex').slice(0, 12)}, ${files.length} files)`
 }
