@@ -76,6 +76,14 @@ interface Figures {
   trips: { label: string; trips: RoundTrips }[]
 }
 
+/**
+ * A ratio whose goal is "at least 0.5": cut, not rounded, to three decimals, so that a ratio that
+ * misses the goal never reads as 0.500.
+ */
+function ratioAgainstFloor(ratio: number): string {
+  return (Math.floor(ratio * 1000) / 1000).toFixed(3)
+}
+
 function goalsSection(f: Figures, s: Settings): string {
   const rate = (label: string, c: number): number =>
     median(f.throughput.runsPerSecond.get(label)!.get(c)!)
@@ -91,7 +99,7 @@ function goalsSection(f: Figures, s: Settings): string {
       `runs/s, ${c} client(s) (median of rounds)`,
       fmt(w),
       fmt(fl),
-      fmt(w / fl),
+      ratioAgainstFloor(w / fl),
       '≥ 0.5× the floor',
       yes(w / fl >= 0.5),
     ])
