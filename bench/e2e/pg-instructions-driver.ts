@@ -34,7 +34,10 @@ function checkpointText(seq: number): string {
   })
 }
 
-/** Registers the linear graph for the driver's tenant, as `POST /v1/graphs` stores it. */
+/**
+ * Registers the linear graph for the driver's tenant: the rows `POST /v1/graphs` writes, with a
+ * digest of the spec's text (the driver passes on whatever digest the version holds).
+ */
 export function registerGraphSql(): string {
   const spec = JSON.stringify(linearSpec())
   const digest = createHash('sha256').update(spec).digest('hex')
