@@ -56,7 +56,7 @@ async function prepare(databaseUrl: string): Promise<void> {
   try {
     await client.query(registerGraphSql())
     await client.query(driverSql())
-    await client.query(`SELECT bench_runs(${WARM})`)
+    await client.query(`CALL bench_runs(${WARM})`)
     await client.query('ANALYZE')
   } finally {
     await client.end()
@@ -84,7 +84,7 @@ async function countInstructions(cluster: string, runs: number, out: string): Pr
   const child = spawn(command!, args, { stdio: ['pipe', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  child.stdin.end(`SELECT bench_runs(${runs});\n`)
+  child.stdin.end(`CALL bench_runs(${runs});\n`)
   const [code] = (await once(child, 'exit')) as [number | null]
   const collected = /Collected : (\d+)/.exec(stderr)
   if (code !== 0 || collected === null || /ERROR:/.test(stderr)) {
