@@ -121,6 +121,22 @@ describe('run event announcements, only while a stream watches the run', () => {
     expect(countOf(await announcedSoFar(), run.id)).toBe(1)
   })
 
+  it('announces a watched run’s event whatever the writer’s session names run_event_watches', async () => {
+    const tenant = randomTenant()
+    const run = await seedRunIn(t.app, tenant)
+    await withTenant(t.app, tenant, (tx) => watchRunEvents(tx, run.id, newWatch()))
+    // The trigger runs with the writer's search path (migration 0047), here one that finds this
+    // empty temporary table first: an unqualified name in its body would read it.
+    await withTenant(t.app, tenant, async (tx) => {
+      await tx.db.execute(
+        sql`create temporary table run_event_watches (run_id uuid, expires_at timestamptz) on commit drop`,
+      )
+      await tx.db.execute(sql`set local search_path = pg_temp, public, pg_catalog`)
+      await appendRunEvent(tx, run.id, 'run.started', {})
+    })
+    expect(countOf(await announcedSoFar(), run.id)).toBe(1)
+  })
+
   it('refuses a watch of a run the tenant does not have', async () => {
     const watch = newWatch()
     expect(
