@@ -7,9 +7,11 @@
 -- the instructions Postgres spent in a run's functions (bench/e2e/README.md, sixteenth round).
 -- Neither is SECURITY DEFINER, so each runs with the privileges of whoever wrote the row, and the
 -- path cannot lend a function more than its caller has. The functions that run with their
--- owner's privileges all set their own path, which a trigger they fire inherits. The bodies
--- name their one table with its schema (public.run_event_watches) and nothing else of the
--- database, so they mean the same under any path.
+-- owner's privileges all set their own path, which a trigger they fire inherits. The notify
+-- trigger names its one table with its schema (public.run_event_watches), so a table of the same
+-- name earlier on a path is never read; the functions and operators both bodies use are
+-- pg_catalog's, which a path searches first unless it names pg_catalog later, and a caller whose
+-- path does that changes only what runs with its own privileges.
 ALTER FUNCTION weave_notify_run_event() RESET search_path;
 --> statement-breakpoint
 ALTER FUNCTION weave_run_row_rules() RESET search_path;

@@ -4,9 +4,9 @@ import { type TestDatabase, createTestDatabase } from './test-database.js'
 // A function that runs with its owner's privileges (SECURITY DEFINER) must not resolve a name
 // through a search path its caller chose: each sets its own. The row triggers every run fires
 // run as whoever wrote the row and inherit the caller's path (migration 0047): setting a path per
-// call cost 2.3% of a run's Postgres instructions, and their bodies name their tables with the
-// schema, so they mean the same under any path (run-event-watches.int.test.ts writes through a
-// shadowing temporary table).
+// call cost 2.3% of a run's Postgres instructions. The notify trigger names its table with the
+// schema, so a table of the same name earlier on the writer's path is not read
+// (run-event-watches.int.test.ts writes through a shadowing temporary table).
 
 let t: TestDatabase
 
