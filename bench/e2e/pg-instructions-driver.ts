@@ -50,6 +50,17 @@ export function registerGraphSql(): string {
     VALUES (${t}, ${g}, 1, ${literal(spec)}::jsonb, ${literal(digest)}, 'bench-author');`
 }
 
+/** How many of a run's calls the driver makes: Weave's own counts unless a probe asks for more. */
+export interface DriverCalls {
+  /** `weave_save_step` calls per run, the last completing it; at least the graph's five steps. */
+  stepWrites: number
+  /** `weave_read_run` calls per run, after it completed. */
+  reads: number
+}
+
+/** A run's calls as Weave makes them for the linear graph, polled twice. */
+export const WEAVE_CALLS: DriverCalls = { stepWrites: STEP_NAMES.length, reads: 2 }
+
 /**
  * `bench_runs(n)`: n runs of the linear graph, each with the calls Weave's API and worker make of
  * Postgres for it, in their order and with their arguments' shapes: `weave_start_run` (the 2 KB
@@ -60,11 +71,22 @@ export function registerGraphSql(): string {
  * commits on its own, as each of Weave's statements is its own transaction: what Postgres sets up
  * once per transaction (a function's simple expressions, the foreign key checks an update of a
  * row inserted by the same transaction repeats) and the commit itself are counted as they happen.
+ *
+ * `calls` adds step writes or reads to each run, to count one call's cost as the difference: step
+ * writes past the graph's five write its last checkpoint's state again, each under the next seq.
+ * @throws RangeError for fewer step writes than the graph's steps, or a negative count of reads
  */
-export function driverSql(): string {
+export function driverSql(calls: DriverCalls = WEAVE_CALLS): string {
+  if (!Number.isInteger(calls.stepWrites) || calls.stepWrites < STEP_NAMES.length) {
+    throw new RangeError(`a run needs at least ${STEP_NAMES.length} step writes`)
+  }
+  if (!Number.isInteger(calls.reads) || calls.reads < 0) {
+    throw new RangeError('the reads per run must be a whole number, 0 or more')
+  }
   const values = STEP_NAMES.map((_, i) => literal(checkpointText(i + 1))).join(',\n      ')
   const t = literal(DRIVER_TENANT)
   const steps = STEP_NAMES.length
+  const writes = calls.stepWrites
   return `
 CREATE PROCEDURE bench_runs(n integer) LANGUAGE plpgsql AS $driver$
 DECLARE
@@ -94,22 +116,22 @@ BEGIN
     v_token := (weave_claim_run(${t}, v_run, v_run::text, '{queued}', NULL, NULL, 'run')
       -> 'run' ->> 'lease_token')::uuid;
     COMMIT;
-    FOR s IN 1 .. ${steps} LOOP
+    FOR s IN 1 .. ${writes} LOOP
       PERFORM set_config('weave.traceparent', '', true);
       PERFORM weave_save_step(${t}, v_run, v_token, '0:checkpoint:' || ${literal(LINEAR_GRAPH)},
         ARRAY[v_run::text, v_run::text || '/' || lpad(s::text, 12, '0')],
-        replace(v_checkpoints[s], ${literal(RUN_ID)}, v_run::text), v_run::text, s, true, false,
+        replace(v_checkpoints[least(s, ${steps})], ${literal(RUN_ID)}, v_run::text), v_run::text, s, true, false,
         NULL, 'step.completed', jsonb_build_object('seq', s, 'step', 'step' || s), '[]'::jsonb,
-        CASE WHEN s = ${steps} THEN 'step' || s END, CASE WHEN s = ${steps} THEN ${steps} ELSE 0 END);
+        CASE WHEN s = ${writes} THEN 'step' || ${steps} END, CASE WHEN s = ${writes} THEN ${steps} ELSE 0 END);
       COMMIT;
     END LOOP;
-    SELECT * INTO v_read FROM weave_read_run(${t}, v_run, '0:checkpoint:');
-    COMMIT;
-    SELECT * INTO v_read FROM weave_read_run(${t}, v_run, '0:checkpoint:');
-    COMMIT;
-    IF (v_read.run).status IS DISTINCT FROM 'completed' THEN
-      RAISE EXCEPTION 'run % ended %', v_run, (v_read.run).status;
-    END IF;
+    FOR r IN 1 .. ${calls.reads} LOOP
+      SELECT * INTO v_read FROM weave_read_run(${t}, v_run, '0:checkpoint:');
+      COMMIT;
+      IF (v_read.run).status IS DISTINCT FROM 'completed' THEN
+        RAISE EXCEPTION 'run % ended %', v_run, (v_read.run).status;
+      END IF;
+    END LOOP;
     IF i % 2 = 0 THEN
       PERFORM set_config('weave.tenant', ${t}, true);
       PERFORM weave_chain_audit(${t});

@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import { fmt } from '../kernel/report.js'
-import { driverSql, registerGraphSql } from './pg-instructions-driver.js'
+import {
+  WEAVE_CALLS,
+  driverSql,
+  registerGraphSql,
+  type DriverCalls,
+} from './pg-instructions-driver.js'
 import { startBenchPostgres } from './private-postgres.js'
 import { provenance } from './provenance.js'
 import { withDatabase } from './weave-processes.js'
@@ -23,8 +28,10 @@ import { withDatabase } from './weave-processes.js'
  * every plan is cached. Instructions are not time: a cache miss or a system call costs more than
  * its count says. The driver's own loop is in the count too, the same for every version of Weave.
  *
- * `npm run bench:pg-instructions [-- -- --keep DIR]`: DIR keeps the two callgrind files, for
- * `callgrind_annotate --inclusive=yes`. Needs valgrind and, as `pg_createcluster` does, root or
+ * `npm run bench:pg-instructions [-- -- --keep DIR] [--step-writes N] [--reads N]`: DIR keeps the
+ * two callgrind files, for `callgrind_annotate --inclusive=yes`. `--step-writes` and `--reads`
+ * set how many of those calls each run makes (Weave makes 5 and 2): the difference between two
+ * counts is what the added calls cost. Needs valgrind and, as `pg_createcluster` does, root or
  * the `postgres` user (root runs the backend as `postgres`).
  */
 
@@ -50,12 +57,12 @@ async function migrate(databaseUrl: string): Promise<void> {
   if (code !== 0) throw new Error(`weave migrate exited with ${code}`)
 }
 
-async function prepare(databaseUrl: string): Promise<void> {
+async function prepare(databaseUrl: string, calls: DriverCalls): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
     await client.query(registerGraphSql())
-    await client.query(driverSql())
+    await client.query(driverSql(calls))
     await client.query(`CALL bench_runs(${WARM})`)
     await client.query('ANALYZE')
   } finally {
@@ -93,9 +100,34 @@ async function countInstructions(cluster: string, runs: number, out: string): Pr
   return Number(collected[1])
 }
 
+/** The value after `flag` on the command line, or undefined when the flag is absent. */
+function flagValue(flag: string): string | undefined {
+  const at = process.argv.indexOf(flag)
+  return at >= 0 ? process.argv[at + 1] : undefined
+}
+
+/**
+ * The calls per run the command line asks for.
+ * @throws Error for a count that is not a whole number
+ */
+function driverCalls(): DriverCalls {
+  const count = (flag: string, fallback: number): number => {
+    const text = flagValue(flag)
+    if (text === undefined) return fallback
+    if (!/^\d+$/.test(text)) throw new Error(`${flag} needs a whole number, not ${text}`)
+    return Number(text)
+  }
+  return {
+    stepWrites: count('--step-writes', WEAVE_CALLS.stepWrites),
+    reads: count('--reads', WEAVE_CALLS.reads),
+  }
+}
+
 async function main(): Promise<void> {
-  const keepAt = process.argv.indexOf('--keep')
-  const keep = keepAt >= 0 ? process.argv[keepAt + 1] : undefined
+  const keep = flagValue('--keep')
+  const calls = driverCalls()
+  // Checked before a cluster is made: driverSql refuses counts it cannot drive.
+  driverSql(calls)
   const measured = await provenance()
   const cluster = await startBenchPostgres()
   const scratch = await mkdtemp(join(os.tmpdir(), 'weave-pg-instructions-'))
@@ -104,7 +136,7 @@ async function main(): Promise<void> {
     log(`weave migrate (${DATABASE} on the private cluster ${cluster.name})`)
     await migrate(databaseUrl)
     log(`${WARM} runs to fill the tables, then ANALYZE`)
-    await prepare(databaseUrl)
+    await prepare(databaseUrl, calls)
     await exec('pg_ctlcluster', [VERSION, cluster.name, 'stop'])
     // The backend runs as postgres, which must be able to write the profiles.
     await exec('chmod', ['a+rwx', scratch])
@@ -119,6 +151,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       [
         `- measured: ${measured}`,
+        `- per run: ${calls.stepWrites} step writes and ${calls.reads} reads${calls.stepWrites === WEAVE_CALLS.stepWrites && calls.reads === WEAVE_CALLS.reads ? " (Weave's own)" : ` (Weave makes ${WEAVE_CALLS.stepWrites} and ${WEAVE_CALLS.reads})`}`,
         `- ${fmt(few / 1e6)} M instructions for ${FEW} runs, ${fmt(many / 1e6)} M for ${MANY} (a backend's start and first plans included in both)`,
         `- **${fmt(perRun / 1e6)} M instructions per run** (the difference over ${MANY - FEW} runs)`,
         '',
