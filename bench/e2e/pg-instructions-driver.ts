@@ -62,6 +62,19 @@ export interface DriverCalls {
 export const WEAVE_CALLS: DriverCalls = { stepWrites: STEP_NAMES.length, reads: 2 }
 
 /**
+ * Checks counts of calls the driver can make.
+ * @throws RangeError for fewer step writes than the graph's steps, or a negative count of reads
+ */
+export function assertDriverCalls(calls: DriverCalls): void {
+  if (!Number.isInteger(calls.stepWrites) || calls.stepWrites < STEP_NAMES.length) {
+    throw new RangeError(`a run needs at least ${STEP_NAMES.length} step writes`)
+  }
+  if (!Number.isInteger(calls.reads) || calls.reads < 0) {
+    throw new RangeError('the reads per run must be a whole number, 0 or more')
+  }
+}
+
+/**
  * `bench_runs(n)`: n runs of the linear graph, each with the calls Weave's API and worker make of
  * Postgres for it, in their order and with their arguments' shapes: `weave_start_run` (the 2 KB
  * input, the audit event), `weave_claim_run`, five `weave_save_step` (the latest and the history
@@ -77,12 +90,7 @@ export const WEAVE_CALLS: DriverCalls = { stepWrites: STEP_NAMES.length, reads: 
  * @throws RangeError for fewer step writes than the graph's steps, or a negative count of reads
  */
 export function driverSql(calls: DriverCalls = WEAVE_CALLS): string {
-  if (!Number.isInteger(calls.stepWrites) || calls.stepWrites < STEP_NAMES.length) {
-    throw new RangeError(`a run needs at least ${STEP_NAMES.length} step writes`)
-  }
-  if (!Number.isInteger(calls.reads) || calls.reads < 0) {
-    throw new RangeError('the reads per run must be a whole number, 0 or more')
-  }
+  assertDriverCalls(calls)
   const values = STEP_NAMES.map((_, i) => literal(checkpointText(i + 1))).join(',\n      ')
   const t = literal(DRIVER_TENANT)
   const steps = STEP_NAMES.length

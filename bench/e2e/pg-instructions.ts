@@ -9,6 +9,7 @@ import pg from 'pg'
 import { fmt } from '../kernel/report.js'
 import {
   WEAVE_CALLS,
+  assertDriverCalls,
   driverSql,
   registerGraphSql,
   type DriverCalls,
@@ -126,8 +127,8 @@ function driverCalls(): DriverCalls {
 async function main(): Promise<void> {
   const keep = flagValue('--keep')
   const calls = driverCalls()
-  // Checked before a cluster is made: driverSql refuses counts it cannot drive.
-  driverSql(calls)
+  // Checked before a cluster is made.
+  assertDriverCalls(calls)
   const measured = await provenance()
   const cluster = await startBenchPostgres()
   const scratch = await mkdtemp(join(os.tmpdir(), 'weave-pg-instructions-'))

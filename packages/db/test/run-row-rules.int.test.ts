@@ -5,6 +5,7 @@ import { claimedRun as claimedStepRun, stepWrite } from './step-writes.js'
 import {
   type TestDatabase,
   createTestDatabase,
+  pgErrorOf,
   randomTenant,
   runsUpdatedBy,
   seedRunIn,
@@ -43,16 +44,6 @@ async function insertRun(columns: Record<string, unknown>): Promise<string> {
   return rows[0]!.id
 }
 
-/** The error a statement of the owner fails with. */
-async function refusal(statement: Promise<unknown>): Promise<unknown> {
-  return statement.then(
-    () => {
-      throw new Error('expected the statement to be refused')
-    },
-    (err: unknown) => err,
-  )
-}
-
 async function runRow(id: string) {
   const { rows } = await t.owner.query(
     `select status, retention_due, concurrency_key, concurrency_limit from runs where id = $1`,
@@ -75,14 +66,14 @@ describe('a run row’s rules', () => {
   })
 
   it('refuse an unknown status, on insert and on update, as the check constraint did', async () => {
-    expect(await refusal(insertRun({ status: 'paused' }))).toMatchObject({
+    expect(await pgErrorOf(insertRun({ status: 'paused' }))).toMatchObject({
       code: '23514',
       constraint: 'runs_status_check',
       table: 'runs',
     })
     const id = await insertRun({})
     expect(
-      await refusal(t.owner.query(`update runs set status = 'paused' where id = $1`, [id])),
+      await pgErrorOf(t.owner.query(`update runs set status = 'paused' where id = $1`, [id])),
     ).toMatchObject({ code: '23514', constraint: 'runs_status_check' })
     expect(await runRow(id)).toMatchObject({ status: 'queued' })
   })
@@ -94,7 +85,7 @@ describe('a run row’s rules', () => {
       { ...concurrency, concurrency_limit: 0 },
     ]
     for (const columns of refusedInserts) {
-      expect(await refusal(insertRun(columns)), JSON.stringify(columns)).toMatchObject({
+      expect(await pgErrorOf(insertRun(columns)), JSON.stringify(columns)).toMatchObject({
         code: '23514',
         constraint: 'runs_concurrency_check',
       })
@@ -106,7 +97,7 @@ describe('a run row’s rules', () => {
       'concurrency_key = null',
     ]) {
       expect(
-        await refusal(t.owner.query(`update runs set ${set} where id = $1`, [id])),
+        await pgErrorOf(t.owner.query(`update runs set ${set} where id = $1`, [id])),
         set,
       ).toMatchObject({ code: '23514', constraint: 'runs_concurrency_check' })
     }

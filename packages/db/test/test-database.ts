@@ -115,18 +115,31 @@ export async function seedApprovalIn(
   return { approvalId: approval.id, runId: run.id }
 }
 
-/** The Postgres error under a (drizzle-wrapped) rejection: its SQLSTATE and message. */
+/**
+ * The Postgres error under a (drizzle-wrapped) rejection: its SQLSTATE and message, and the
+ * constraint and table it names, when it names them.
+ */
 export async function pgErrorOf(
   promise: Promise<unknown>,
-): Promise<{ code: string; message: string }> {
+): Promise<{ code: string; message: string; constraint?: string; table?: string }> {
   try {
     await promise
   } catch (err) {
     let e: unknown = err
     while (e instanceof Error && !('code' in e && typeof e.code === 'string') && e.cause)
       e = e.cause
-    const { code, message } = e as { code?: string; message?: string }
-    return { code: code ?? '', message: message ?? String(e) }
+    const { code, message, constraint, table } = e as {
+      code?: string
+      message?: string
+      constraint?: string
+      table?: string
+    }
+    return {
+      code: code ?? '',
+      message: message ?? String(e),
+      ...(constraint === undefined ? {} : { constraint }),
+      ...(table === undefined ? {} : { table }),
+    }
   }
   throw new Error('expected the promise to reject')
 }
