@@ -34,6 +34,8 @@ export interface CreateDbOptions {
    * connection) must not hold requests for the operating system's TCP timeout.
    */
   connectTimeoutMs?: number
+  /** How long a connection may sit idle in the pool before it is closed (default 5 min). */
+  idleTimeoutMs?: number
   /**
    * Receives a failed call chaining pending audit events after a commit (default: ignored); the
    * events stay pending, durable, until a later call or the worker's reconciler chains them.
@@ -43,6 +45,14 @@ export interface CreateDbOptions {
 
 /** How long a query waits for a connection by default. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+
+/**
+ * How long an idle connection stays open by default. pg closes one after 10 s, but a new Weave
+ * backend is dear: it compiles the plpgsql functions, loads the catalog entries of every table,
+ * index and policy it touches and plans each statement again. Closing after every short lull
+ * made the next burst pay all of it (bench/e2e/README.md, twenty-first round).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000
 
 /**
  * The transaction every query function takes first: a drizzle transaction in which the tenant
@@ -72,6 +82,7 @@ export function createDb(options: CreateDbOptions): Database {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     options: `-c role=${APP_ROLE}`,
   })
   const onError = options.onError ?? (() => undefined)
