@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDb, DEFAULT_IDLE_TIMEOUT_MS } from '@weave/db'
+import { createDb, type Database, DEFAULT_IDLE_TIMEOUT_MS } from '@weave/db'
+import { waitUntil } from '../../../test/support/wait-until.js'
 import { type TestDatabase, createTestDatabase } from './test-database.js'
 
 // A new backend compiles Weave's functions and loads its catalogs again, so the pool keeps idle
@@ -23,8 +24,8 @@ async function backendAlive(pid: number): Promise<boolean> {
   return rows[0]!.alive
 }
 
-async function backendPid(query: (sql: string) => Promise<{ rows: { pid: number }[] }>) {
-  const { rows } = await query('select pg_backend_pid() as pid')
+async function backendPid(database: Database): Promise<number> {
+  const { rows } = await database.pool.query<{ pid: number }>('select pg_backend_pid() as pid')
   return rows[0]!.pid
 }
 
@@ -34,7 +35,7 @@ describe('createDb: idle connections', () => {
     try {
       expect(DEFAULT_IDLE_TIMEOUT_MS).toBeGreaterThanOrEqual(60_000)
       expect(database.pool.options.idleTimeoutMillis).toBe(DEFAULT_IDLE_TIMEOUT_MS)
-      const pid = await backendPid((sql) => database.pool.query(sql))
+      const pid = await backendPid(database)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(database.pool.idleCount).toBe(1)
       expect(await backendAlive(pid)).toBe(true)
@@ -46,13 +47,12 @@ describe('createDb: idle connections', () => {
   it('closes a connection idle for longer than idleTimeoutMs, its backend included', async () => {
     const database = createDb({ connectionString: t.url, max: 1, idleTimeoutMs: 100 })
     try {
-      const pid = await backendPid((sql) => database.pool.query(sql))
-      const deadline = Date.now() + 5_000
-      while ((database.pool.totalCount > 0 || (await backendAlive(pid))) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      expect(database.pool.totalCount).toBe(0)
-      expect(await backendAlive(pid)).toBe(false)
+      const pid = await backendPid(database)
+      await waitUntil(
+        async () => database.pool.totalCount === 0 && !(await backendAlive(pid)),
+        5_000,
+        'the idle connection and its backend to close',
+      )
     } finally {
       await database.close()
     }
