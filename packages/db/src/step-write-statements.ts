@@ -153,7 +153,7 @@ export async function sendStepWrite(
  * @throws the driver's error, a refusal of any element included, when none was written
  */
 export async function sendStepWrites(
-  pool: pg.Pool,
+  pool: pg.Pool | pg.PoolClient,
   writes: readonly StepWriteValues[],
 ): Promise<boolean[]> {
   const column = (i: number) => writes.map((w) => w.values[i])
