@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimRun, withTenant, type StepCheckpoint } from '@weave/db'
+import type { StepCheckpoint } from '@weave/db'
 import { sendStepWrite, sendStepWrites, stepWriteValues } from '../src/step-write-statements.js'
-import { claimedRun as claimedRunWithWebhook, stepWrite, STEP_NS } from './step-writes.js'
-import { type TestDatabase, createTestDatabase, randomTenant, seedRunIn } from './test-database.js'
+import {
+  claimedRun as claimedRunWithWebhook,
+  claimedRunOf,
+  stepWrite,
+  STEP_NS,
+} from './step-writes.js'
+import { type TestDatabase, createTestDatabase, randomTenant } from './test-database.js'
 
 // weave_save_steps writes the elements of a tenant as sets: one update of their runs, one insert
 // of their checkpoints, one of their events. Each element must land exactly as weave_save_step
@@ -30,19 +35,10 @@ afterAll(async () => {
   await t?.drop()
 })
 
-interface PlainRun {
-  tenant: string
-  runId: string
-  leaseToken: string
-}
+type PlainRun = Awaited<ReturnType<typeof claimedRunOf>>
 
 /** A run of `tenant` (which has no webhook) claimed by `job-1`. */
-async function plainRun(tenant: string): Promise<PlainRun> {
-  const run = await seedRunIn(t.app, tenant)
-  const claimed = await withTenant(t.app, tenant, (tx) => claimRun(tx, run.id, ['queued'], 'job-1'))
-  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${run.id} was not claimed`)
-  return { tenant, runId: run.id, leaseToken: claimed.leaseToken }
-}
+const plainRun = (tenant: string) => claimedRunOf(t.app, tenant)
 
 /**
  * Sends `writes` as one weave_save_steps statement: each element's cancel request, and how many

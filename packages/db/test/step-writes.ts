@@ -12,10 +12,22 @@ export interface ClaimedRun {
   leaseToken: string
 }
 
+/** A run of `tenant`, claimed by `job-1`. */
+export async function claimedRunOf(
+  database: Database,
+  tenant: string,
+): Promise<Omit<ClaimedRun, 'webhookId'>> {
+  const run = await seedRunIn(database, tenant)
+  const claimed = await withTenant(database, tenant, (tx) =>
+    claimRun(tx, run.id, ['queued'], 'job-1'),
+  )
+  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${run.id} was not claimed`)
+  return { tenant, runId: run.id, leaseToken: claimed.leaseToken }
+}
+
 /** A run of a fresh tenant, claimed by `job-1`, with a webhook subscribed to step.completed. */
 export async function claimedRun(database: Database, secretsKey: Buffer): Promise<ClaimedRun> {
   const tenant = randomTenant()
-  const run = await seedRunIn(database, tenant)
   const { webhook } = await withTenant(database, tenant, (tx) =>
     createWebhook(tx, secretsKey, {
       url: 'https://hooks.test/steps',
@@ -23,11 +35,7 @@ export async function claimedRun(database: Database, secretsKey: Buffer): Promis
       createdBy: 'admin',
     }),
   )
-  const claimed = await withTenant(database, tenant, (tx) =>
-    claimRun(tx, run.id, ['queued'], 'job-1'),
-  )
-  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${run.id} was not claimed`)
-  return { tenant, runId: run.id, webhookId: webhook.id, leaseToken: claimed.leaseToken }
+  return { ...(await claimedRunOf(database, tenant)), webhookId: webhook.id }
 }
 
 /** The write of step `a` at `seq` of the root run, latest and history keys. */
