@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { StepCheckpoint } from '@weave/db'
+import {
+  claimRun,
+  createRun,
+  registerGraphVersion,
+  withTenant,
+  type StepCheckpoint,
+} from '@weave/db'
 import { sendStepWrite, sendStepWrites, stepWriteValues } from '../src/step-write-statements.js'
 import {
   claimedRun as claimedRunWithWebhook,
@@ -39,6 +45,37 @@ type PlainRun = Awaited<ReturnType<typeof claimedRunOf>>
 
 /** A run of `tenant` (which has no webhook) claimed by `job-1`. */
 const plainRun = (tenant: string) => claimedRunOf(t.app, tenant)
+
+/**
+ * Two runs of `tenant` under one concurrency key with one slot: the first claimed by `job-1`,
+ * the second waiting in the key's line.
+ */
+async function keyedPair(tenant: string): Promise<{ active: PlainRun; waiting: string }> {
+  const [first, second] = await withTenant(t.app, tenant, async (tx) => {
+    const { version } = await registerGraphVersion(tx, {
+      name: 'g',
+      spec: { entry: 'a', steps: { a: { kind: 'set', values: {} } } },
+      createdBy: 'author',
+    })
+    const start = () =>
+      createRun(tx, {
+        graphName: 'g',
+        graphVersion: version,
+        input: {},
+        createdBy: 'starter',
+        concurrency: { key: 'k', limit: 1 },
+      })
+    return [(await start()).run, (await start()).run]
+  })
+  const claimed = await withTenant(t.app, tenant, (tx) =>
+    claimRun(tx, first.id, ['queued'], 'job-1'),
+  )
+  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${first.id} was not claimed`)
+  return {
+    active: { tenant, runId: first.id, leaseToken: claimed.leaseToken },
+    waiting: second.id,
+  }
+}
 
 /**
  * Sends `writes` as one weave_save_steps statement: each element's cancel request, and how many
@@ -162,6 +199,27 @@ describe('step writes written as sets', () => {
         'run.completed',
       ])
     }
+  })
+
+  it('let a completing write free its concurrency slot for the run waiting in line', async () => {
+    const [together, apart] = [await keyedPair(randomTenant()), await keyedPair(randomTenant())]
+    const others = await Promise.all([together, apart].map((p) => plainRun(p.active.tenant)))
+    const completing = (r: PlainRun) =>
+      stepWrite(r, 1, { completes: { lastStep: 'a', addSteps: 1 } })
+
+    const { oneByOne } = await shared([completing(together.active), stepWrite(others[0]!, 1)])
+    await alone(completing(apart.active))
+
+    expect(oneByOne).toBe(0)
+    const waiting = async (id: string) => {
+      const { rows } = await t.owner.query(`select held from runs where id = $1`, [id])
+      return { ...(await leftBy(id)), held: rows[0]?.held }
+    }
+    const freed = await waiting(together.waiting)
+    expect(freed).toEqual(await waiting(apart.waiting))
+    expect(freed.held).toBe(false)
+    expect(freed.events.map((e: { type: string }) => e.type)).toContain('run.admitted')
+    expect(await leftBy(together.active.runId)).toEqual(await leftBy(apart.active.runId))
   })
 
   it('write nothing when one fence refuses, and let the caller send each write alone', async () => {
