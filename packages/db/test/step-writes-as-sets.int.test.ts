@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  claimRun,
-  createRun,
-  registerGraphVersion,
-  withTenant,
-  type StepCheckpoint,
-} from '@weave/db'
+import { createRun, registerGraphVersion, withTenant, type StepCheckpoint } from '@weave/db'
 import { sendStepWrite, sendStepWrites, stepWriteValues } from '../src/step-write-statements.js'
 import {
   claimedRun as claimedRunWithWebhook,
+  claimQueuedRun,
   claimedRunOf,
   stepWrite,
   STEP_NS,
@@ -67,14 +62,7 @@ async function keyedPair(tenant: string): Promise<{ active: PlainRun; waiting: s
       })
     return [(await start()).run, (await start()).run]
   })
-  const claimed = await withTenant(t.app, tenant, (tx) =>
-    claimRun(tx, first.id, ['queued'], 'job-1'),
-  )
-  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${first.id} was not claimed`)
-  return {
-    active: { tenant, runId: first.id, leaseToken: claimed.leaseToken },
-    waiting: second.id,
-  }
+  return { active: await claimQueuedRun(t.app, tenant, first.id), waiting: second.id }
 }
 
 /**
@@ -225,12 +213,16 @@ describe('step writes written as sets', () => {
   it('write nothing when one fence refuses, and let the caller send each write alone', async () => {
     const tenant = randomTenant()
     const runs = await Promise.all([1, 2, 3].map(() => plainRun(tenant)))
+    // Another tenant's run, named with its own claim's token under this tenant.
+    const foreign = await plainRun(randomTenant())
+    runs.push(foreign)
     await alone(stepWrite(runs[2]!, 1))
     const before = await Promise.all(runs.map((r) => leftBy(r.runId)))
 
     for (const refused of [
       stepWrite({ ...runs[1]!, leaseToken: randomUUID() }, 1),
       stepWrite(runs[2]!, 1),
+      stepWrite({ ...foreign, tenant }, 1),
     ]) {
       const writes = [stepWrite(runs[0]!, 1), refused]
       await expect(shared(writes)).rejects.toMatchObject({ code: 'WV004' })

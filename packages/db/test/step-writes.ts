@@ -12,17 +12,26 @@ export interface ClaimedRun {
   leaseToken: string
 }
 
+/** Claims the queued run `runId` of `tenant` for `job-1`. */
+export async function claimQueuedRun(
+  database: Database,
+  tenant: string,
+  runId: string,
+): Promise<Omit<ClaimedRun, 'webhookId'>> {
+  const claimed = await withTenant(database, tenant, (tx) =>
+    claimRun(tx, runId, ['queued'], 'job-1'),
+  )
+  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${runId} was not claimed`)
+  return { tenant, runId, leaseToken: claimed.leaseToken }
+}
+
 /** A run of `tenant`, claimed by `job-1`. */
 export async function claimedRunOf(
   database: Database,
   tenant: string,
 ): Promise<Omit<ClaimedRun, 'webhookId'>> {
   const run = await seedRunIn(database, tenant)
-  const claimed = await withTenant(database, tenant, (tx) =>
-    claimRun(tx, run.id, ['queued'], 'job-1'),
-  )
-  if (typeof claimed?.leaseToken !== 'string') throw new Error(`run ${run.id} was not claimed`)
-  return { tenant, runId: run.id, leaseToken: claimed.leaseToken }
+  return claimQueuedRun(database, tenant, run.id)
 }
 
 /** A run of a fresh tenant, claimed by `job-1`, with a webhook subscribed to step.completed. */
